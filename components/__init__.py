@@ -1,0 +1,1 @@
+"""One Pulumi ComponentResource per concept; each takes a typed args model."""

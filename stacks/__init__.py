@@ -1,0 +1,1 @@
+"""Stack-level code: config models, graph assembly, offline plan and diff tooling."""

@@ -1,0 +1,53 @@
+"""`python -m stacks plan STACK [--json FILE] [--mermaid FILE]`: the offline plan."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from stacks.errors import GpuCiError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m stacks", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    plan = sub.add_parser("plan", help="plan a stack offline, under mocks, and print its graph")
+    plan.add_argument("stack", help="stack name: plans Pulumi.STACK.yaml")
+    plan.add_argument("--json", type=Path, metavar="FILE", help="write the plan snapshot")
+    plan.add_argument("--mermaid", type=Path, metavar="FILE", help="write a Mermaid flowchart")
+    plan.add_argument("--quiet", action="store_true", help="do not print the tree")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    import pulumi  # noqa: PLC0415
+
+    from stacks.mermaid import render_mermaid  # noqa: PLC0415
+    from stacks.plan import plan_stack  # noqa: PLC0415
+    from stacks.snapshot import dumps  # noqa: PLC0415
+    from stacks.tree import render_tree  # noqa: PLC0415
+
+    try:
+        snap = plan_stack(args.stack)
+    except (GpuCiError, pulumi.RunError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        args.json.write_text(dumps(snap))
+    if args.mermaid:
+        args.mermaid.write_text(render_mermaid(snap))
+    if not args.quiet:
+        sys.stdout.write(render_tree(snap))
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown: the Pulumi SDK leaves per-thread event loops whose
+    # finalizers can print spurious "Invalid file descriptor" noise at exit.
+    os._exit(code)

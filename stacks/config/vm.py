@@ -1,0 +1,109 @@
+"""`gpu-ci:vm`: the VM capacity, OCI GPU instances registered as self-hosted runners."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Self
+
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+
+from stacks.config.base import ConfigModel, Ocid
+from stacks.errors import did_you_mean
+from stacks.shapes import GPU_SHAPES
+
+_AD_NAME = re.compile(r"^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\d+$")
+_SHAPE_NAME = re.compile(r"^(VM|BM)\.[A-Za-z0-9]+(\.[A-Za-z0-9-]+)+$")
+_SSH_KEY = re.compile(
+    r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|"
+    r"sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/]+={0,3}( .*)?$"
+)
+
+
+def _availability_domain(value: str | int) -> str | int:
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"index {value} is negative; use 0 for the region's first AD")
+        return value
+    if not _AD_NAME.match(value):
+        raise ValueError(
+            f"{value!r} is neither an index (0, 1, 2) nor an availability domain name "
+            "like 'Uocm:PHX-AD-1'"
+        )
+    return value
+
+
+AvailabilityDomain = Annotated[int | str, AfterValidator(_availability_domain)]
+
+
+def _public_key(value: str) -> str:
+    value = value.strip()
+    if "PRIVATE KEY" in value:
+        raise ValueError(
+            "this is a PRIVATE key; list public keys here (the .pub file) and never put a "
+            "private key in plain config"
+        )
+    if not _SSH_KEY.match(value):
+        raise ValueError("not an OpenSSH public key ('ssh-ed25519 AAAA... comment')")
+    return value
+
+
+SshPublicKey = Annotated[str, AfterValidator(_public_key)]
+
+
+class ImageConfig(ConfigModel):
+    """The boot image: an explicit OCID, or the newest platform image matching a filter.
+
+    An OCID pins the image (for example an OCI GPU image with the driver preinstalled). A
+    filter picks the newest image compatible with the shape; later image releases do not
+    replace running VMs (see `OciGpuInstance`), `pulumi up --replace` does.
+    """
+
+    id: Ocid | None = None
+    operatingSystem: str = "Canonical Ubuntu"
+    operatingSystemVersion: str = "24.04"
+
+    @model_validator(mode="after")
+    def _id_or_filter(self) -> Self:
+        given = self.model_fields_set & {"operatingSystem", "operatingSystemVersion"}
+        if self.id is not None and given:
+            raise ValueError(
+                f"give either id or operatingSystem/operatingSystemVersion, not both "
+                f"(id pins the image; {', '.join(sorted(given))} would be ignored)"
+            )
+        return self
+
+
+class VmCapacityConfig(ConfigModel):
+    """GPU VMs this stack creates, each a self-hosted runner."""
+
+    allowUnlistedShape: bool = False
+    shape: str = "VM.GPU.A10.1"
+    count: int = Field(default=1, ge=1, le=100)
+    availabilityDomains: list[AvailabilityDomain] = Field(
+        default_factory=lambda: list[int | str]([0]), min_length=1
+    )
+    image: ImageConfig = Field(default_factory=ImageConfig)
+    bootVolumeSizeGbs: int = Field(default=512, ge=50, le=32768)
+    assignPublicIp: bool = True
+    sshAuthorizedKeys: list[SshPublicKey] = Field(default_factory=list)
+
+    @field_validator("shape")
+    @classmethod
+    def _known_shape(cls, shape: str, info: ValidationInfo) -> str:
+        if shape in GPU_SHAPES:
+            return shape
+        if info.data.get("allowUnlistedShape") and _SHAPE_NAME.match(shape):
+            return shape
+        guess = did_you_mean(shape, GPU_SHAPES)
+        hint = f" (did you mean {guess!r}?)" if guess else ""
+        raise ValueError(
+            f"unknown GPU shape{hint}; known shapes: {', '.join(GPU_SHAPES)}; for a shape "
+            "newer than this list set allowUnlistedShape: true"
+        )
+
+    @field_validator("availabilityDomains")
+    @classmethod
+    def _distinct(cls, ads: list[str | int]) -> list[str | int]:
+        if len(set(ads)) != len(ads):
+            raise ValueError(f"{ads} lists an availability domain twice")
+        return ads

@@ -1,0 +1,122 @@
+"""Deterministic stand-ins for what only a cloud account could answer.
+
+The offline plan needs answers to invokes (which images exist, which availability domains a
+region has) and ids for new resources. Each answer is derived from its arguments alone, so
+the same config always plans to the same bytes. An invoke without a fake here fails loudly:
+a silently empty answer would plan something that `pulumi up` would not create.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+_OCID_KIND = {
+    "oci:Core/vcn:Vcn": "vcn",
+    "oci:Core/subnet:Subnet": "subnet",
+    "oci:Core/instance:Instance": "instance",
+    "oci:Core/internetGateway:InternetGateway": "internetgateway",
+    "oci:Core/routeTable:RouteTable": "routetable",
+    "oci:Core/securityList:SecurityList": "securitylist",
+    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": "networksecuritygroup",
+    "oci:Core/computeCapacityReport:ComputeCapacityReport": "computecapacityreport",
+}
+
+
+# Input properties whose output value the provider completes at create time: a preview
+# cannot know them, so they must read as unknown rather than as the bare input.
+_FILLED_AT_CREATE: dict[str, tuple[str, ...]] = {
+    "oci:Core/computeCapacityReport:ComputeCapacityReport": ("shapeAvailabilities",),
+}
+
+
+def _digest(*parts: Any) -> str:
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+class FakeCloud:
+    """Invoke answers, resource ids and computed outputs for the offline plan."""
+
+    def __init__(self, config: Mapping[str, str]) -> None:
+        self.region = str(config.get("oci:region") or "us-ashburn-1")
+        self._invokes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "oci:Identity/getAvailabilityDomains:getAvailabilityDomains": self._ads,
+            "oci:Core/getImages:getImages": self._images,
+            "oci:Core/getSubnet:getSubnet": self._subnet,
+        }
+
+    # -- invokes -------------------------------------------------------------------------
+    def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
+        handler = self._invokes.get(token)
+        if handler is None:
+            raise NotImplementedError(
+                f"the offline plan has no fake answer for invoke {token}; add one to "
+                "stacks/fakes.py"
+            )
+        return handler(args)
+
+    def ad_names(self) -> list[str]:
+        key = self.region.split("-")[1].upper() if "-" in self.region else self.region.upper()
+        return [f"Fake:{key}-AD-{i}" for i in (1, 2, 3)]
+
+    def _ads(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "compartmentId": args.get("compartmentId"),
+            "availabilityDomains": [
+                {"name": name, "id": f"ocid1.availabilitydomain.oc1..{_digest(name)}"}
+                for name in self.ad_names()
+            ],
+        }
+
+    def _images(self, args: dict[str, Any]) -> dict[str, Any]:
+        os_name = args.get("operatingSystem", "")
+        version = args.get("operatingSystemVersion", "")
+        image_id = f"ocid1.image.oc1.{self.region}.{_digest('image', args)}"
+        return {
+            "compartmentId": args.get("compartmentId"),
+            "images": [
+                {
+                    "id": image_id,
+                    "displayName": f"{os_name}-{version}-{args.get('shape', '')}-offline-plan",
+                    "operatingSystem": os_name,
+                    "operatingSystemVersion": version,
+                    "timeCreated": "2026-01-01T00:00:00Z",
+                }
+            ],
+        }
+
+    def _subnet(self, args: dict[str, Any]) -> dict[str, Any]:
+        subnet_id = args.get("subnetId", "")
+        return {
+            "id": subnet_id,
+            "subnetId": subnet_id,
+            "vcnId": f"ocid1.vcn.oc1.{self.region}.{_digest('vcn-of', subnet_id)}",
+            "cidrBlock": "10.0.1.0/24",
+        }
+
+    # -- resources -----------------------------------------------------------------------
+    def resource_id(self, type_: str, digest: str) -> str:
+        kind = _OCID_KIND.get(type_)
+        return f"ocid1.{kind}.oc1.{self.region}.{digest}" if kind else f"{digest}"
+
+    def planned(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Outputs as a preview knows them: inputs, less those the provider fills in."""
+        unknown = _FILLED_AT_CREATE.get(type_, ())
+        return {k: v for k, v in inputs.items() if k not in unknown}
+
+    def computed(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Outputs a provider would compute at create time (used when preview=False)."""
+        state = dict(inputs)
+        if type_ == "oci:Core/instance:Instance":
+            n = int(_digest(inputs.get("displayName"))[:4], 16)
+            state["publicIp"] = f"203.0.113.{n % 250 + 1}"  # TEST-NET-3: never routable
+            state["privateIp"] = f"10.0.1.{n % 250 + 2}"
+        if type_ == "oci:Core/computeCapacityReport:ComputeCapacityReport":
+            state["shapeAvailabilities"] = [
+                {**s, "availabilityStatus": "AVAILABLE"}
+                for s in inputs.get("shapeAvailabilities", [])
+            ]
+        return state

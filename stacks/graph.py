@@ -1,0 +1,78 @@
+"""The one function that turns a validated config into the stack's resource graph.
+
+Each layer is a component; edges between layers are explicit `depends_on`. `__main__.py`
+and the offline plan both call `build_graph`, so the plan is the program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from stacks.config import StackConfig
+
+
+@dataclass(frozen=True)
+class StackContext:
+    """Who is deploying: the Pulumi project and stack names."""
+
+    project: str
+    stack: str
+
+
+@dataclass
+class StackOutputs:
+    """Each layer's typed export (an Output of its contract model), by export name."""
+
+    layers: dict[str, Any] = field(default_factory=dict)
+
+    def export(self) -> None:
+        import pulumi  # noqa: PLC0415
+
+        for name, value in self.layers.items():
+            pulumi.export(name, value)
+
+
+def tags(cfg: StackConfig, ctx: StackContext) -> dict[str, str]:
+    """Freeform tags every OCI resource carries: who owns it and which stack made it."""
+    return {
+        "gpu-ci-project": ctx.project,
+        "gpu-ci-stack": ctx.stack,
+        "gpu-ci-owner": cfg.owner or "unset",
+    }
+
+
+def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
+    """Register every layer the config asks for; return their typed outputs."""
+    outputs = StackOutputs()
+    if cfg.capacity == "vm":
+        outputs.layers["capacity"] = _vm_capacity(cfg, ctx)
+    return outputs
+
+
+def _vm_capacity(cfg: StackConfig, ctx: StackContext) -> Any:
+    # Imported per layer: provider SDKs are heavy, and a stack imports only what it uses.
+    from components.vm_capacity import VmCapacity, VmCapacityArgs  # noqa: PLC0415
+    from stacks.outputs import vm_capacity_outputs  # noqa: PLC0415
+
+    assert cfg.vm is not None and cfg.compartmentId is not None  # guaranteed by validation
+    capacity = VmCapacity(
+        "capacity",
+        VmCapacityArgs(
+            project=ctx.project,
+            stack=ctx.stack,
+            compartment_id=cfg.compartmentId,
+            tenancy_id=cfg.tenancyId,
+            vm=cfg.vm,
+            network=cfg.network,
+            tags=tags(cfg, ctx),
+        ),
+    )
+    return vm_capacity_outputs(
+        shape=cfg.vm.shape,
+        instance_ids=[i.instance_id for i in capacity.instances],
+        public_ips=[i.public_ip for i in capacity.instances],
+        private_ips=[i.private_ip for i in capacity.instances],
+        subnet_id=capacity.network.subnet_id,
+        nsg_id=capacity.network.nsg_id,
+    )

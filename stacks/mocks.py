@@ -1,0 +1,296 @@
+"""Run the real program in-process against a recording mock engine.
+
+`pulumi.runtime.set_mocks` alone hands tests only a resource's inputs. `RecordingMonitor`
+records every `RegisterResource` request whole: parent, dependencies, property
+dependencies, the resource options and the inputs with their secret markers intact, plus
+invokes, component outputs and engine log lines. The offline plan and the tests both use
+it, so what a test asserts is what `python -m stacks plan` prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks as pmocks
+from pulumi.runtime import rpc, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from stacks.fakes import FakeCloud
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+class Secret:
+    """A secret input as the engine would receive it; never shown in plain text."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "[secret]"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(repr(self.value))
+
+
+UNKNOWN = "[unknown]"
+"""How a value that is only known after deployment (`output<T>` in a preview) is shown."""
+
+
+def unwire(value: Any) -> Any:
+    """Wire-form property value -> plain Python, secrets as `Secret`, whole floats as int."""
+    if isinstance(value, pulumi.output.Unknown):
+        return UNKNOWN
+    if rpc.is_rpc_secret(value):
+        return Secret(unwire(rpc.unwrap_rpc_secret(value)))
+    if isinstance(value, dict):
+        return {k: unwire(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unwire(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def reveal(value: Any) -> Any:
+    """The same value with every `Secret` opened (for asserting what a secret holds)."""
+    if isinstance(value, Secret):
+        return reveal(value.value)
+    if isinstance(value, dict):
+        return {k: reveal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [reveal(v) for v in value]
+    return value
+
+
+def mask(value: Any) -> Any:
+    """The same value with every `Secret` replaced by the string "[secret]"."""
+    if isinstance(value, Secret):
+        return "[secret]"
+    if isinstance(value, dict):
+        return {k: mask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask(v) for v in value]
+    return value
+
+
+@dataclass
+class Registration:
+    """One `RegisterResource` (or `ReadResource`) request, as the engine saw it."""
+
+    urn: str
+    type: str
+    name: str
+    parent: str
+    custom: bool
+    dependencies: list[str]
+    property_dependencies: dict[str, list[str]]
+    inputs: dict[str, Any]
+    options: dict[str, Any]
+    read: bool = False
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class InvokeCall:
+    token: str
+    args: dict[str, Any]
+
+
+def _options(request: Any) -> dict[str, Any]:
+    timeouts = request.customTimeouts
+    opts: dict[str, Any] = {
+        "protect": bool(request.protect),
+        "deleteBeforeReplace": bool(request.deleteBeforeReplace),
+        "ignoreChanges": sorted(request.ignoreChanges),
+        "replaceOnChanges": sorted(request.replaceOnChanges),
+        "additionalSecretOutputs": sorted(request.additionalSecretOutputs),
+        "retainOnDelete": bool(request.retainOnDelete),
+        "deletedWith": request.deletedWith,
+        "provider": request.provider,
+        "version": request.version,
+        "customTimeouts": {
+            k: getattr(timeouts, k) for k in ("create", "update", "delete") if getattr(timeouts, k)
+        },
+        "aliases": sorted(a.urn for a in request.aliases if a.urn) + sorted(request.aliasURNs),
+    }
+    return opts
+
+
+class RecordingMocks(pmocks.Mocks):
+    """Deterministic answers: ids derived from names, invokes from `FakeCloud`.
+
+    In a preview (the offline plan) a new resource's id and computed outputs are unknown,
+    as they are in `pulumi preview`; in an update (tests with preview=False) they get
+    deterministic fake values, so exports can be checked end to end.
+    """
+
+    def __init__(self, cloud: FakeCloud, *, preview: bool) -> None:
+        self.cloud = cloud
+        self.preview = preview
+
+    def new_resource(self, args: pmocks.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        if self.preview:
+            return "", self.cloud.planned(args.typ, args.inputs)
+        digest = hashlib.sha256(f"{args.typ}/{args.name}".encode()).hexdigest()[:16]
+        return self.cloud.resource_id(args.typ, digest), self.cloud.computed(args.typ, args.inputs)
+
+    def call(self, args: pmocks.MockCallArgs) -> dict[str, Any]:  # type: ignore[override]
+        return self.cloud.invoke(args.token, unwire(args.args))
+
+
+class RecordingMonitor(pmocks.MockMonitor):
+    """A MockMonitor that keeps every request, in registration order."""
+
+    def __init__(self, mocks: RecordingMocks) -> None:
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+        self.invokes: list[InvokeCall] = []
+        self._by_urn: dict[str, Registration] = {}
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        if request.type != STACK_TYPE:
+            self._record(request, response.urn, read=False)
+        return response
+
+    def ReadResource(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
+        response = super().ReadResource(request)  # type: ignore[no-untyped-call]
+        self._record(request, response.urn, read=True)
+        return response
+
+    def _record(self, request: Any, urn: str, *, read: bool) -> None:
+        is_read = read
+        props = request.properties if is_read else request.object
+        reg = Registration(
+            urn=urn,
+            type=request.type,
+            name=request.name,
+            parent=request.parent,
+            custom=True if is_read else bool(request.custom),
+            dependencies=[] if is_read else list(request.dependencies),
+            property_dependencies=(
+                {}
+                if is_read
+                else {k: list(v.urns) for k, v in request.propertyDependencies.items()}
+            ),
+            inputs=unwire(rpc.deserialize_properties(props)),
+            options={} if is_read else _options(request),
+            read=is_read,
+        )
+        self.registrations.append(reg)
+        self._by_urn[urn] = reg
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
+        reg = self._by_urn.get(request.urn)
+        if reg is not None:
+            reg.outputs = unwire(rpc.deserialize_properties(request.outputs))
+        return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
+
+    def Invoke(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
+        if request.tok != "pulumi:pulumi:getResource":
+            self.invokes.append(
+                InvokeCall(request.tok, unwire(rpc.deserialize_properties(request.args)))
+            )
+        return super().Invoke(request)  # type: ignore[no-untyped-call]
+
+
+class _LogCapture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.levelname.lower(), record.getMessage()))
+
+
+@dataclass
+class ProgramRun:
+    """Everything one in-process run registered, logged and exported."""
+
+    project: str
+    stack: str
+    registrations: list[Registration]
+    invokes: list[InvokeCall]
+    logs: list[tuple[str, str]]
+    exports: dict[str, Any]
+
+    def by_type(self, type_: str) -> list[Registration]:
+        return [r for r in self.registrations if r.type == type_]
+
+    def one(self, type_: str, name: str | None = None) -> Registration:
+        found = [r for r in self.by_type(type_) if name is None or r.name == name]
+        if len(found) != 1:
+            names = [r.name for r in self.by_type(type_)]
+            raise LookupError(f"expected one {type_} named {name!r}, found {names}")
+        return found[0]
+
+    def urn_of(self, name: str) -> str:
+        return next(r.urn for r in self.registrations if r.name == name)
+
+
+async def _resolve(value: Any) -> Any:
+    """An export's final value, with secret-ness kept as `Secret` and unknowns as None."""
+    output = pulumi.Output.from_input(value)
+    is_secret = await output.is_secret()
+    known = await output.is_known()
+    resolved = await output.future(with_unknowns=True) if known else None
+    if isinstance(resolved, dict):
+        resolved = {k: await _resolve(v) for k, v in resolved.items()}
+    elif isinstance(resolved, list):
+        resolved = [await _resolve(v) for v in resolved]
+    if not known:
+        resolved = "[unknown]"
+    return Secret(resolved) if is_secret else resolved
+
+
+def run_program(
+    program: Callable[[], None],
+    *,
+    project: str,
+    stack: str,
+    config: Mapping[str, str],
+    secret_keys: set[str] | None = None,
+    preview: bool = True,
+    cloud: FakeCloud | None = None,
+) -> ProgramRun:
+    """Run `program` as `pulumi preview` (or `up`, preview=False) would, but in-process.
+
+    Exceptions raised by the program propagate unchanged, so a config error reaches the
+    caller exactly as `pulumi up` would report it.
+    """
+    cloud = cloud or FakeCloud(config)
+    monitor = RecordingMonitor(RecordingMocks(cloud, preview=preview))
+    logger = logging.getLogger(f"gpu-ci.plan.{stack}")
+    logger.propagate = False
+    capture = _LogCapture()
+    logger.handlers = [capture]
+    logger.setLevel(logging.DEBUG)
+    settings.ROOT.set(None)
+    pmocks.set_mocks(
+        monitor.mocks, project=project, stack=stack, preview=preview, logger=logger, monitor=monitor
+    )
+    pulumi.runtime.set_all_config(dict(config), sorted(secret_keys or ()))
+    settings.SETTINGS.outputs.clear()
+    _sync_await(run_pulumi_func(program))
+    root = settings.get_root_resource()
+    raw_exports = dict(getattr(root, "outputs", {}) or {})
+
+    async def resolve_all() -> dict[str, Any]:
+        return {k: await _resolve(v) for k, v in sorted(raw_exports.items())}
+
+    exports = _sync_await(resolve_all())
+    return ProgramRun(
+        project, stack, monitor.registrations, monitor.invokes, capture.records, exports
+    )

@@ -1,0 +1,28 @@
+"""Shared fixtures: where the upstream reference data lives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _upstream_dir() -> Path:
+    return Path(os.environ.get("GPU_CI_UPSTREAM", REPO.parent / "shared" / "upstream"))
+
+
+@pytest.fixture(scope="session")
+def upstream() -> Path:
+    """`../shared/upstream`: real upstream catalogs, CRDs and chart values.
+
+    Skipped on a machine without it, except in CI, where its absence is a failure.
+    """
+    path = _upstream_dir()
+    if not path.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"upstream reference data not found at {path} (set GPU_CI_UPSTREAM)")
+        pytest.skip(f"upstream reference data not found at {path}")
+    return path
