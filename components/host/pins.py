@@ -1,0 +1,164 @@
+"""Every version the host steps install, in one typed place.
+
+Checksums are the SHA-256 values the projects publish (release `.sha256`/`.sha256sum`
+files and go.dev/dl); each entry cites where it was read. Nothing here is computed
+locally, and a pin without a published checksum for an architecture simply has none
+(the tools step then refuses that architecture instead of installing unverified bytes).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from stacks.errors import GpuCiError
+
+Arch = Literal["amd64", "arm64"]
+
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+
+
+class UnpinnedArchError(GpuCiError):
+    """A tool has no published checksum pinned for the requested architecture."""
+
+
+class Artifact(BaseModel):
+    """A downloadable file: version, URL template and per-architecture SHA-256."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    version: str = Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")
+    url_template: str = Field(description="`{version}` and `{arch}` are substituted")
+    sha256: dict[Arch, str]
+    source: str = Field(description="where the checksums were read")
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex_digests(cls, value: dict[Arch, str]) -> dict[Arch, str]:
+        for arch, digest in value.items():
+            if not re.fullmatch(SHA256_PATTERN, digest):
+                raise ValueError(f"sha256 for {arch} is not 64 lowercase hex characters")
+        return value
+
+    @field_validator("url_template")
+    @classmethod
+    def _https(cls, value: str) -> str:
+        if not value.startswith("https://"):
+            raise ValueError("downloads must use https")
+        return value
+
+    def url(self, arch: Arch) -> str:
+        return self.url_template.format(version=self.version, arch=arch)
+
+    def checksum(self, arch: Arch) -> str:
+        try:
+            return self.sha256[arch]
+        except KeyError:
+            raise UnpinnedArchError(
+                f"{self.name} {self.version} has no pinned sha256 for {arch}; "
+                f"pinned: {', '.join(sorted(self.sha256))}"
+            ) from None
+
+
+class NvkindPin(BaseModel):
+    """nvkind has no releases or tags: a commit, plus its date so rules can order it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    module: str = "github.com/NVIDIA/nvkind/cmd/nvkind"
+    commit: str = Field(pattern=r"^[0-9a-f]{7,40}$")
+    commit_date: dt.date
+
+
+class Pins(BaseModel):
+    """The versions one host bootstrap installs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    driver_branch: str = Field(pattern=r"^[0-9]{3}(-server|-open|-server-open)?$")
+    toolkit_version: str = Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.~+]+)?$")
+    gpu_operator_version: str = Field(pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
+    kind: Artifact
+    kubectl: Artifact
+    helm: Artifact
+    go: Artifact
+    nvkind: NvkindPin
+
+    @property
+    def driver_package(self) -> str:
+        """Ubuntu's package for the branch, e.g. `nvidia-driver-570-server`."""
+        return f"nvidia-driver-{self.driver_branch}"
+
+
+PINS = Pins(
+    # The ARC GPU image's branch (FIELD-NOTES §2); the data-center (-server) flavour.
+    driver_branch="570-server",
+    # The Kubeflow bootstrap's pin (FIELD-NOTES §1), before the toolkit 1.18 JIT-CDI
+    # default that breaks nvkind older than 9a3061c (see compat.py).
+    toolkit_version="1.17.8-1",
+    # nvkind's own GPU CI (2026, FIELD-NOTES §3).
+    gpu_operator_version="v26.3.1",
+    kind=Artifact(
+        name="kind",
+        version="0.31.0",
+        url_template=(
+            "https://github.com/kubernetes-sigs/kind/releases/download/v{version}/kind-linux-{arch}"
+        ),
+        sha256={
+            "amd64": "eb244cbafcc157dff60cf68693c14c9a75c4e6e6fedaf9cd71c58117cb93e3fa",
+            "arm64": "8e1014e87c34901cc422a1445866835d1e666f2a61301c27e722bdeab5a1f7e4",
+        },
+        source=(
+            "kind v0.31.0 release kind-linux-{amd64,arm64}.sha256sum, quoted identically in "
+            "several public pinned installers (e.g. harvester addons Dockerfile "
+            "KIND_SHA256_Linux_{amd64,arm64}); nvkind's GPU CI uses kind v0.31.0"
+        ),
+    ),
+    kubectl=Artifact(
+        name="kubectl",
+        version="1.35.0",
+        url_template="https://dl.k8s.io/release/v{version}/bin/linux/{arch}/kubectl",
+        sha256={
+            "amd64": "a2e984a18a0c063279d692533031c1eff93a262afcc0afdc517375432d060989",
+            "arm64": "58f82f9fe796c375c5c4b8439850b0f3f4d401a52434052f2df46035a8789e25",
+        },
+        source=(
+            "dl.k8s.io/release/v1.35.0/bin/linux/{amd64,arm64}/kubectl.sha256, quoted "
+            "identically in several public Dockerfiles (KUBECTL_SHA256_AMD64/ARM64) and "
+            "Bazel http_file pins"
+        ),
+    ),
+    helm=Artifact(
+        name="helm",
+        version="4.1.4",
+        url_template="https://get.helm.sh/helm-v{version}-linux-{arch}.tar.gz",
+        sha256={
+            "amd64": "70b2c30a19da4db264dfd68c8a3664e05093a361cefd89572ffb36f8abfa3d09",
+            "arm64": "13d03672be289045d2ff00e4e345d61de1c6f21c1257a45955a30e8ae036d8f1",
+        },
+        source=(
+            "Helm v4.1.4 release notes (get.helm.sh/helm-v4.1.4-linux-amd64.tar.gz.sha256sum), "
+            "also quoted in public Makefiles/Dockerfiles as HELM_SUM_amd64/arm64"
+        ),
+    ),
+    go=Artifact(
+        name="go",
+        version="1.25.5",
+        url_template="https://go.dev/dl/go{version}.linux-{arch}.tar.gz",
+        sha256={
+            "amd64": "9e9b755d63b36acf30c12a9a3fc379243714c1c6d3dd72861da637f336ebb35b",
+            "arm64": "b00b694903d126c588c378e72d3545549935d3982635ba3f7a964c9fa23fe3b9",
+        },
+        source=(
+            "go.dev/dl checksums for go1.25.5, as pinned in a public Homebrew-style Go "
+            "formula and in cashapp/hermit-packages (linux-amd64)"
+        ),
+    ),
+    # FIELD-NOTES §3: 9a3061c (2026-04-20) detects JIT-CDI and skips the umount that
+    # fails with toolkit >= 1.18 (nvkind#61). Go resolves the abbreviated hash.
+    nvkind=NvkindPin(commit="9a3061c", commit_date=dt.date(2026, 4, 20)),
+)

@@ -1,0 +1,98 @@
+"""Render a step into one self-contained bash script.
+
+Layout: the shebang on line 1 (a shebang anywhere else is silently ignored: the
+Kubeflow bootstrap's was on line 18), then the step's typed parameters as shell-quoted
+`readonly` assignments, then `lib.sh`, then the step body. The result depends only on
+the step and its parameters, so its hash is a stable Pulumi trigger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+import typing
+from functools import cache
+from importlib import resources
+
+from pydantic import BaseModel, SecretBytes, SecretStr
+
+from components.host.params import PARAMS_BY_STEP, Step, StepParams
+from stacks.errors import GpuCiError
+
+SHEBANG = "#!/usr/bin/env bash"
+
+_DIRECTIVE = re.compile(r"^# shellcheck shell=\w+\n", re.MULTILINE)
+_SECRET_TYPES = (SecretStr, SecretBytes)
+
+
+class SecretInScriptError(GpuCiError):
+    """A secret-typed parameter would be written into a script (and into Pulumi state)."""
+
+
+@cache
+def script_source(name: str) -> str:
+    """The text of `scripts/<name>.sh` as stored in the repository."""
+    return resources.files("components.host").joinpath("scripts", f"{name}.sh").read_text()
+
+
+def _mentions_secret(annotation: object) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, _SECRET_TYPES):
+        return True
+    return any(_mentions_secret(arg) for arg in typing.get_args(annotation))
+
+
+def _shell_value(field: str, value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError(f"parameter {field} contains a NUL byte")
+        return shlex.quote(value)
+    if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+        return "(" + " ".join(_shell_value(field, v) for v in value) + ")"
+    raise TypeError(f"parameter {field}: {type(value).__name__} cannot be rendered into a script")
+
+
+def render_parameters(params: BaseModel) -> list[str]:
+    """`readonly NAME=value` lines for every field; refuses secrets."""
+    lines = []
+    for field, info in type(params).model_fields.items():
+        value = getattr(params, field)
+        if _mentions_secret(info.annotation) or isinstance(value, _SECRET_TYPES):
+            raise SecretInScriptError(
+                f"parameter {field!r} is a secret; secrets are never rendered into host "
+                "scripts (pass them on stdin or as a file the step reads)"
+            )
+        name = field.upper()
+        flag = " -a" if isinstance(value, tuple) else ""
+        lines.append(f"readonly{flag} {name}={_shell_value(field, value)}")
+    return lines
+
+
+def render_script(step: Step, params: StepParams) -> str:
+    """The complete script for `step`, ready to run with `bash` or as an executable."""
+    expected = PARAMS_BY_STEP[step]
+    if not isinstance(params, expected):
+        raise TypeError(f"step {step} takes {expected.__name__}, not {type(params).__name__}")
+    parts = [
+        SHEBANG,
+        # lib.sh is shared: a step need not call every helper (file-wide directive).
+        "# shellcheck disable=SC2329",
+        f"# gpu-ci host step {step}: rendered by components/host/render.py, do not edit.",
+        f"readonly GPU_CI_STEP={shlex.quote(str(step))}",
+        *render_parameters(params),
+        "",
+        _DIRECTIVE.sub("", script_source("lib")).rstrip("\n"),
+        "",
+        _DIRECTIVE.sub("", script_source(str(step))).rstrip("\n"),
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def script_sha256(script: str) -> str:
+    """Digest of a rendered script: the trigger that re-runs a step when it changes."""
+    return hashlib.sha256(script.encode()).hexdigest()

@@ -1,0 +1,154 @@
+# shellcheck shell=bash
+# gpu-ci shared library, inlined by components/host/render.py after the step's
+# `readonly` parameters. Expects GPU_CI_STEP, RETRY_ATTEMPTS, RETRY_BASE_SECONDS.
+#
+# Contract for every step:
+#   * every failure ends non-zero with one stderr line `gpu-ci step <name>: <cause>`;
+#   * the last stdout line is a JSON object `{"step": ..., "changed": ..., ...}`.
+
+set -Eeuo pipefail
+umask 022
+
+# Unexpected failures (set -e) still name the step and the command that failed.
+trap 'gpu_ci_on_error "$?" "$BASH_COMMAND"' ERR
+
+gpu_ci_on_error() {
+  printf 'gpu-ci step %s: command failed (exit %s): %s\n' "$GPU_CI_STEP" "$1" "$2" >&2
+  exit "$1"
+}
+
+# die CAUSE [EXIT_CODE]: fail with the step named in the message.
+die() {
+  printf 'gpu-ci step %s: %s\n' "$GPU_CI_STEP" "$1" >&2
+  exit "${2:-1}"
+}
+
+log() {
+  printf 'gpu-ci step %s: %s\n' "$GPU_CI_STEP" "$*" >&2
+}
+
+# as_root CMD...: run CMD as root, through sudo only when not already root.
+as_root() {
+  if [ "$EUID" -eq 0 ]; then
+    "$@"
+  else
+    sudo -n "$@"
+  fi
+}
+
+# backoff ATTEMPT: sleep RETRY_BASE_SECONDS * 2^(ATTEMPT-1).
+backoff() {
+  local delay=$((RETRY_BASE_SECONDS * (1 << ($1 - 1))))
+  if [ "$delay" -gt 0 ]; then
+    sleep "$delay"
+  fi
+}
+
+# apt_get ARGS...: noninteractive apt-get, retried with exponential backoff while
+# the apt/dpkg lock is held or a mirror is unreachable (apt exits 100 for both).
+apt_get() {
+  local attempt=1 rc errfile="$GPU_CI_WORKDIR/apt-get.stderr"
+  while :; do
+    rc=0
+    as_root env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a apt-get -y -q \
+      -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+      "$@" 2>"$errfile" || rc=$?
+    if [ "$rc" -eq 0 ]; then
+      return 0
+    fi
+    cat "$errfile" >&2
+    if [ "$rc" -ne 100 ] || ! grep -Eq \
+      'Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock directory|Temporary failure resolving|Could not resolve|Failed to fetch|Connection timed out' \
+      "$errfile"; then
+      die "apt-get $1 failed (exit $rc)"
+    fi
+    if [ "$attempt" -ge "$RETRY_ATTEMPTS" ]; then
+      die "apt-get $1 still blocked (apt/dpkg lock or network) after $attempt attempts"
+    fi
+    log "apt-get $1: lock held or network error, retry $attempt/$RETRY_ATTEMPTS"
+    backoff "$attempt"
+    attempt=$((attempt + 1))
+  done
+}
+
+# fetch URL DEST: download over https, retrying curl's network-class failures
+# (DNS, connect, timeout, TLS, reset). HTTP errors (4xx/5xx) fail at once.
+fetch() {
+  local url="$1" dest="$2" attempt=1 rc
+  while :; do
+    rc=0
+    curl -fsSL --proto '=https' --connect-timeout 20 -o "$dest" "$url" || rc=$?
+    if [ "$rc" -eq 0 ]; then
+      return 0
+    fi
+    case "$rc" in
+      5 | 6 | 7 | 18 | 28 | 35 | 52 | 55 | 56) ;;
+      *) die "download of $url failed (curl exit $rc)" ;;
+    esac
+    if [ "$attempt" -ge "$RETRY_ATTEMPTS" ]; then
+      die "download of $url failed after $attempt attempts (curl exit $rc)"
+    fi
+    log "download of $url: network error (curl exit $rc), retry $attempt/$RETRY_ATTEMPTS"
+    backoff "$attempt"
+    attempt=$((attempt + 1))
+  done
+}
+
+# sha256_of FILE: the file's SHA-256 as 64 hex characters.
+sha256_of() {
+  local sum
+  sum="$(sha256sum "$1")"
+  printf '%s' "${sum%% *}"
+}
+
+# verify_sha256 FILE EXPECTED LABEL: fail naming LABEL when the digest differs.
+verify_sha256() {
+  local actual
+  actual="$(sha256_of "$1")"
+  if [ "$actual" != "$2" ]; then
+    die "checksum mismatch for $3: expected $2, got $actual"
+  fi
+}
+
+# deb_installed_version PKG: the installed version, or nothing when not installed.
+deb_installed_version() {
+  local out
+  out="$(dpkg-query -W -f='${Status}\t${Version}' "$1" 2>/dev/null)" || return 0
+  case "$out" in
+    "install ok installed"*) printf '%s' "${out#*$'\t'}" ;;
+  esac
+}
+
+# install_file_if_changed SRC DEST MODE: install SRC at DEST atomically unless DEST
+# already has the same bytes; returns 0 when DEST changed, 1 when it was current.
+install_file_if_changed() {
+  local src="$1" dest="$2" mode="$3"
+  if [ -f "$dest" ] && cmp -s "$src" "$dest"; then
+    return 1
+  fi
+  as_root install -D -m "$mode" "$src" "$dest.gpu-ci-new"
+  as_root mv -f "$dest.gpu-ci-new" "$dest"
+  return 0
+}
+
+json_escape() {
+  local s="$1"
+  s="${s//\\/\\\\}"
+  s="${s//\"/\\\"}"
+  s="${s//$'\n'/\\n}"
+  s="${s//$'\r'/\\r}"
+  s="${s//$'\t'/\\t}"
+  printf '%s' "$s"
+}
+
+# result CHANGED [EXTRA_JSON_MEMBERS]: print the final machine-readable line.
+result() {
+  local extra=""
+  if [ -n "${2:-}" ]; then
+    extra=",$2"
+  fi
+  printf '{"step":"%s","changed":%s%s}\n' "$GPU_CI_STEP" "$1" "$extra"
+}
+
+GPU_CI_WORKDIR="$(mktemp -d)"
+trap 'rm -rf "$GPU_CI_WORKDIR"' EXIT

@@ -1,0 +1,1 @@
+"""Tests of the host bootstrap steps, their renderer, pins and compatibility model."""

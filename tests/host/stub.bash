@@ -1,0 +1,192 @@
+#!/bin/bash
+# One stub for every system command the host steps call; tests symlink it under each
+# command's name. It records argv to $SANDBOX/calls.log and acts on state files under
+# $SANDBOX/state, which tests write to install packages, hold locks or inject faults.
+set -euo pipefail
+
+name="$(basename "$0")"
+state="$SANDBOX/state"
+printf '%s\n' "$name${*:+ $*}" >>"$SANDBOX/calls.log"
+
+# take COUNTER: consume one unit of a countdown fault file; succeed while any remain.
+take() {
+  local file="$state/$1" n
+  [ -f "$file" ] || return 1
+  n="$(cat "$file")"
+  [ "$n" -gt 0 ] || return 1
+  echo $((n - 1)) >"$file"
+}
+
+case "$name" in
+  sudo)
+    exec "$@"
+    ;;
+  sleep)
+    ;;
+  apt-get)
+    if take apt-lock; then
+      echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)" >&2
+      exit 100
+    fi
+    if take apt-network; then
+      echo "E: Failed to fetch https://example.invalid/dists/noble/InRelease  Temporary failure resolving 'example.invalid'" >&2
+      exit 100
+    fi
+    verb=""
+    for arg in "$@"; do
+      case "$arg" in
+        -* | *::*) continue ;;
+      esac
+      if [ -z "$verb" ]; then
+        verb="$arg"
+        continue
+      fi
+      if [ "$verb" = install ]; then
+        if [ -f "$state/apt-missing-$arg" ]; then
+          echo "E: Unable to locate package $arg" >&2
+          exit 100
+        fi
+        pkg="${arg%%=*}"
+        version="1.0-1"
+        if [ "$arg" != "$pkg" ]; then version="${arg#*=}"; fi
+        mkdir -p "$state/dpkg"
+        printf '%s' "$version" >"$state/dpkg/$pkg"
+      fi
+    done
+    ;;
+  dpkg-query)
+    pkg="${!#}"
+    if [ -f "$state/dpkg/$pkg" ]; then
+      printf 'install ok installed\t%s' "$(cat "$state/dpkg/$pkg")"
+    else
+      echo "dpkg-query: no packages found matching $pkg" >&2
+      exit 1
+    fi
+    ;;
+  dpkg)
+    [ "$1" = --print-architecture ] && echo amd64
+    ;;
+  apt-mark)
+    verb="$1"
+    shift
+    mkdir -p "$state/held"
+    case "$verb" in
+      showhold) ls "$state/held" ;;
+      hold) for p in "$@"; do touch "$state/held/$p"; done ;;
+      unhold) for p in "$@"; do rm -f "$state/held/$p"; done ;;
+    esac
+    ;;
+  nvidia-smi)
+    if [ ! -f "$state/driver-version" ]; then
+      echo "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver." >&2
+      exit 9
+    fi
+    if [ ! -s "$state/gpus" ]; then
+      echo "No devices were found"
+      exit 6
+    fi
+    if [ "$1" = -L ]; then
+      i=0
+      while IFS='|' read -r gpu uuid; do
+        echo "GPU $i: $gpu (UUID: $uuid)"
+        i=$((i + 1))
+      done <"$state/gpus"
+    else
+      while read -r _; do cat "$state/driver-version"; echo; done <"$state/gpus"
+    fi
+    ;;
+  docker)
+    if [ -f "$state/docker-run-fail" ]; then
+      cat "$state/docker-run-fail" >&2
+      exit 125
+    fi
+    gpus="$state/gpus"
+    [ -f "$state/container-gpus" ] && gpus="$state/container-gpus"
+    if [ ! -s "$gpus" ]; then
+      echo "No devices were found"
+      exit 6
+    fi
+    i=0
+    while IFS='|' read -r gpu uuid; do
+      echo "GPU $i: $gpu (UUID: $uuid)"
+      i=$((i + 1))
+    done <"$gpus"
+    ;;
+  nvidia-ctk)
+    config=""
+    cdi=false
+    for arg in "$@"; do
+      case "$arg" in
+        --config=*) config="${arg#--config=}" ;;
+        --cdi.enabled) cdi=true ;;
+      esac
+    done
+    mkdir -p "$(dirname "$config")"
+    if [ "$1" = config ]; then
+      line="accept-nvidia-visible-devices-as-volume-mounts = true"
+      grep -qxF "$line" "$config" 2>/dev/null || echo "$line" >>"$config"
+    else
+      printf '{"default-runtime": "nvidia", "features": {"cdi": %s}}\n' "$cdi" >"$config"
+    fi
+    ;;
+  systemctl)
+    verb="$1"
+    unit="${!#}"
+    case "$verb" in
+      is-enabled) [ -f "$state/enabled-$unit" ] ;;
+      is-active) [ -f "$state/active-$unit" ] ;;
+      enable) touch "$state/enabled-$unit" "$state/active-$unit" ;;
+      restart)
+        if [ -f "$state/restart-fail-$unit" ]; then
+          echo "Job for $unit.service failed because the control process exited with error code." >&2
+          exit 1
+        fi
+        ;;
+    esac
+    ;;
+  systemd-run | reboot) ;;
+  getent)
+    [ -f "$state/group-docker" ] || exit 2
+    printf 'docker:x:999:%s\n' "$(cat "$state/group-docker")"
+    ;;
+  usermod)
+    user="${!#}"
+    members="$(cat "$state/group-docker")"
+    printf '%s' "${members:+$members,}$user" >"$state/group-docker"
+    ;;
+  sysctl)
+    if [ "$1" = -n ]; then
+      cat "$state/sysctl-$2"
+    else
+      kv="${!#}"
+      printf '%s' "${kv#*=}" >"$state/sysctl-${kv%%=*}"
+    fi
+    ;;
+  gpg)
+    out="${*: -2:1}"
+    { printf 'dearmored:'; cat "${!#}"; } >"$out"
+    ;;
+  curl)
+    dest=""
+    prev=""
+    for arg in "$@"; do
+      [ "$prev" = -o ] && dest="$arg"
+      prev="$arg"
+    done
+    url="${!#}"
+    if take curl-network; then
+      echo "curl: (6) Could not resolve host" >&2
+      exit 6
+    fi
+    key="$(printf '%s' "$url" | tr -c 'A-Za-z0-9.-' '_')"
+    if [ ! -f "$state/urls/$key" ]; then
+      echo "curl: (22) The requested URL returned error: 404" >&2
+      exit 22
+    fi
+    cp "$state/urls/$key" "$dest"
+    ;;
+  *)
+    echo "stub: no behaviour for $name" >&2
+    exit 127
+    ;;
+esac

@@ -1,0 +1,61 @@
+"""Every rendered script, in each parameter variant, passes shellcheck."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from components.host.params import (
+    ContainerToolkitParams,
+    DockerParams,
+    InotifyParams,
+    NvidiaDriverParams,
+    Step,
+    StepParams,
+    ToolkitConfigParams,
+    ToolsParams,
+    VerifyParams,
+)
+from components.host.render import render_script
+
+SHELLCHECK = Path(sys.executable).with_name("shellcheck")
+
+VARIANTS: list[tuple[Step, StepParams]] = [
+    (Step.NVIDIA_DRIVER, NvidiaDriverParams()),
+    (Step.NVIDIA_DRIVER, NvidiaDriverParams(reboot=False)),
+    (Step.DOCKER, DockerParams(docker_user="ubuntu")),
+    (Step.CONTAINER_TOOLKIT, ContainerToolkitParams()),
+    (Step.TOOLKIT_CONFIG, ToolkitConfigParams(cdi_enabled=True)),
+    (Step.TOOLKIT_CONFIG, ToolkitConfigParams(cdi_enabled=False)),
+    (Step.INOTIFY, InotifyParams()),
+    (Step.TOOLS, ToolsParams.from_pins()),
+    (Step.TOOLS, ToolsParams.from_pins(arch="arm64")),
+    (Step.TOOLS, ToolsParams.from_pins(nvkind_binary=("https://example.com/nvkind", "0" * 64))),
+    (Step.VERIFY, VerifyParams(expected_gpus=1)),
+]
+
+
+@pytest.mark.parametrize(("step", "params"), VARIANTS, ids=lambda v: str(v)[:40])
+def test_rendered_script_is_shellcheck_clean(
+    step: Step, params: StepParams, tmp_path: Path
+) -> None:
+    script = tmp_path / f"{step}.sh"
+    script.write_text(render_script(step, params))
+    proc = subprocess.run(
+        [str(SHELLCHECK), "--severity=style", str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_shellcheck_catches_a_defect(tmp_path: Path) -> None:
+    """The check above can fail: an unquoted expansion is reported."""
+    script = tmp_path / "bad.sh"
+    script.write_text("#!/usr/bin/env bash\nx=$1\nrm $x\n")
+    proc = subprocess.run([str(SHELLCHECK), str(script)], capture_output=True, check=False)
+    assert proc.returncode != 0
