@@ -1,0 +1,98 @@
+"""`python -m recipes`: aicr's `recipe` and `query` commands over this project's catalogs.
+
+Every user error (bad flag, unknown criteria value, broken catalog) prints one message to
+stderr and exits 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import yaml
+
+from recipes.catalog import load_catalog
+from recipes.criteria import RecipeCriteria
+from recipes.errors import RecipeError
+from recipes.resolver import resolve
+from recipes.values import select
+
+USAGE_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise RecipeError(f"{self.prog}: {message}")
+
+
+def _criteria_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="catalog directory; repeat to layer (later wins). Default: recipes/catalog",
+    )
+    for name in ("service", "accelerator", "os", "intent", "platform"):
+        p.add_argument(f"--{name}", default="any", metavar=name.upper()[0])
+    p.add_argument("--nodes", type=int, default=0, metavar="N")
+    p.add_argument("-o", "--output", metavar="FILE", help="write YAML here instead of stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse tree (exposed for --help text and tests)."""
+    parser = _Parser(prog="python -m recipes", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    recipe = sub.add_parser("recipe", help="resolve criteria into a RecipeResult")
+    _criteria_flags(recipe)
+    query = sub.add_parser("query", help="print one value of the resolved recipe")
+    _criteria_flags(query)
+    query.add_argument(
+        "--selector",
+        required=True,
+        help="components.NAME.values.PATH, deploymentOrder, constraints, ...",
+    )
+    return parser
+
+
+def run(argv: Sequence[str]) -> str:
+    """The YAML the command prints; raises RecipeError on any user error."""
+    args = build_parser().parse_args(argv)
+    if args.nodes < 0:
+        raise RecipeError("--nodes must be 0 (any) or a positive number")
+    catalog = load_catalog([Path(d) for d in args.data] or None)
+    criteria = RecipeCriteria(
+        service=args.service,
+        accelerator=args.accelerator,
+        os=args.os,
+        intent=args.intent,
+        platform=args.platform,
+        nodes=args.nodes,
+    )
+    result = resolve(catalog, criteria)
+    if args.command == "recipe":
+        text = result.to_yaml()
+    else:
+        text = yaml.safe_dump(select(catalog, result, args.selector), sort_keys=False)
+        text = text.removesuffix("...\n")  # PyYAML ends a bare scalar document with "..."
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise RecipeError(f"-o {args.output}: {exc.strerror}") from None
+        return ""
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: exit 0 with YAML on stdout, or 2 with one message on stderr."""
+    try:
+        text = run(sys.argv[1:] if argv is None else argv)
+    except RecipeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    sys.stdout.write(text)
+    return 0

@@ -1,0 +1,75 @@
+"""RecipeResult: the resolved, registry-filled recipe a deployer consumes.
+
+Its YAML form follows AICR's `kind: RecipeResult` so that `aicr bundle -r` style tools can
+read it; empty optional fields are left out, as AICR's `omitempty` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from recipes.criteria import RecipeCriteria
+from recipes.model import ComponentRef, Constraint, Validation
+
+RESULT_API_VERSION = "aicr.nvidia.com/v1alpha1"
+
+
+class ResultMetadata(BaseModel):
+    """How the result was put together."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = ""
+    appliedOverlays: list[str] = Field(default_factory=list)
+    disabledComponents: list[str] = Field(default_factory=list)
+
+
+class RecipeResult(BaseModel):
+    """The merged recipe for one query: components in deployment order, constraints, checks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["RecipeResult"] = "RecipeResult"
+    apiVersion: str = RESULT_API_VERSION
+    metadata: ResultMetadata = Field(default_factory=ResultMetadata)
+    criteria: RecipeCriteria
+    constraints: list[Constraint] = Field(default_factory=list)
+    componentRefs: list[ComponentRef] = Field(default_factory=list)
+    deploymentOrder: list[str] = Field(default_factory=list)
+    validation: Validation | None = None
+
+    def component(self, name: str) -> ComponentRef | None:
+        """The enabled component called `name`, if the recipe has one."""
+        return next((c for c in self.componentRefs if c.name == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data with empty optional fields dropped (AICR's `omitempty`)."""
+        data = _prune(self.model_dump(mode="json"))
+        assert isinstance(data, dict)
+        data["criteria"] = self.criteria.model_dump(mode="json", exclude_defaults=False)
+        if not self.criteria.nodes:
+            data["criteria"].pop("nodes")
+        data.setdefault("componentRefs", [])
+        data.setdefault("deploymentOrder", [])
+        return data
+
+    def to_yaml(self) -> str:
+        """The result as AICR-shaped YAML, keys in model order."""
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+
+
+_KEEP_EMPTY = frozenset({"overrides"})
+
+
+def _prune(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict):
+        if key in _KEEP_EMPTY:
+            return value
+        out = {k: _prune(v, k) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v not in (None, "", [], {}, False)}
+    if isinstance(value, list):
+        return [_prune(v) for v in value]
+    return value

@@ -1,0 +1,42 @@
+"""Fixtures for recipe tests: the shared AICR catalog, and tiny catalogs written to tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recipes import Catalog, load_catalog
+from tests.recipes.recipe_helpers import WriteCatalog
+
+AICR = "aicr-v0.11.1/recipes"
+
+
+@pytest.fixture(scope="session")
+def aicr_dir(upstream: Path) -> Path:
+    """The unmodified AICR v0.11.1 catalog."""
+    return upstream / AICR
+
+
+@pytest.fixture(scope="session")
+def aicr(aicr_dir: Path) -> Catalog:
+    """The AICR catalog, loaded once."""
+    return load_catalog([aicr_dir])
+
+
+@pytest.fixture
+def write_catalog(tmp_path: Path) -> WriteCatalog:
+    """Write {relative path: document or raw text} under a fresh directory; return it."""
+    counter = iter(range(1000))
+
+    def write(files: dict[str, object]) -> Path:
+        root = tmp_path / f"catalog{next(counter)}"
+        for rel, doc in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = doc if isinstance(doc, str) else yaml.safe_dump(doc, sort_keys=False)
+            path.write_text(text, encoding="utf-8")
+        return root
+
+    return write

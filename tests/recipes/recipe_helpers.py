@@ -1,0 +1,34 @@
+"""Helpers for recipe tests: tiny catalog documents."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+V1 = "aicr.nvidia.com/v1alpha1"
+WriteCatalog = Callable[[dict[str, object]], Path]
+
+
+def registry(*names: str, api: str = V1) -> dict[str, object]:
+    """A registry.yaml document with a Helm entry per name."""
+    return {
+        "apiVersion": api,
+        "kind": "ComponentRegistry",
+        "components": [
+            {
+                "name": n,
+                "helm": {
+                    "defaultRepository": f"https://charts.example/{n}",
+                    "defaultChart": f"example/{n}",
+                    "defaultVersion": "1.0.0",
+                    "defaultNamespace": f"ns-{n}",
+                },
+            }
+            for n in names
+        ],
+    }
+
+
+def overlay(name: str, api: str = V1, **spec: object) -> dict[str, object]:
+    """An overlays/<name>.yaml document."""
+    return {"kind": "RecipeMetadata", "apiVersion": api, "metadata": {"name": name}, "spec": spec}
