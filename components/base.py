@@ -7,6 +7,16 @@ from typing import Any
 import pulumi
 from pydantic import BaseModel, ConfigDict
 
+from stacks.errors import GpuCiError
+
+
+class InputError(GpuCiError, pulumi.RunError):
+    """Bad input found only once a lookup answers (inside an apply).
+
+    Being a `pulumi.RunError`, `pulumi up` prints just the message, not a traceback.
+    """
+
+
 PulumiInput = Any
 """A `pulumi.Input[T]`: a plain value or an Output resolved at deploy time."""
 

@@ -7,13 +7,13 @@ from typing import Any
 import pulumi
 import pulumi_oci as oci
 
+from components.base import InputError
 from stacks.config import ImageConfig
-from stacks.errors import GpuCiError
 
 
 def _newest(images: list[Any], cfg: ImageConfig, shape: str) -> str:
     if not images:
-        raise GpuCiError(
+        raise InputError(
             f"gpu-ci:vm.image: no {cfg.operatingSystem} {cfg.operatingSystemVersion} image is "
             f"compatible with {shape} in this region; change the filter or set "
             "gpu-ci:vm.image.id to an image OCID"

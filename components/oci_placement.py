@@ -15,8 +15,7 @@ from typing import Any
 import pulumi
 import pulumi_oci as oci
 
-from components.base import ComponentArgs, child
-from stacks.errors import GpuCiError
+from components.base import ComponentArgs, InputError, child
 
 
 class OciPlacementArgs(ComponentArgs):
@@ -30,7 +29,7 @@ def _name_of(candidate: int | str, names: Sequence[str]) -> str:
     if isinstance(candidate, str):
         return candidate
     if candidate >= len(names):
-        raise GpuCiError(
+        raise InputError(
             f"gpu-ci:vm.availabilityDomains: index {candidate} is out of range; this region "
             f"has {len(names)} availability domains: {', '.join(names)}"
         )

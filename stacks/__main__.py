@@ -18,6 +18,13 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--json", type=Path, metavar="FILE", help="write the plan snapshot")
     plan.add_argument("--mermaid", type=Path, metavar="FILE", help="write a Mermaid flowchart")
     plan.add_argument("--quiet", action="store_true", help="do not print the tree")
+    plan.add_argument(
+        "--project-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where Pulumi.yaml and the stack files are (default: this checkout)",
+    )
     return parser
 
 
@@ -26,12 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     import pulumi  # noqa: PLC0415
 
     from stacks.mermaid import render_mermaid  # noqa: PLC0415
-    from stacks.plan import plan_stack  # noqa: PLC0415
+    from stacks.plan import REPO, plan_stack  # noqa: PLC0415
     from stacks.snapshot import dumps  # noqa: PLC0415
     from stacks.tree import render_tree  # noqa: PLC0415
 
     try:
-        snap = plan_stack(args.stack)
+        snap = plan_stack(args.stack, args.project_dir or REPO)
     except (GpuCiError, pulumi.RunError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ it, so what a test asserts is what `python -m stacks plan` prints.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
@@ -19,7 +20,7 @@ import pulumi
 from pulumi.runtime import mocks as pmocks
 from pulumi.runtime import rpc, settings
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from stacks.fakes import FakeCloud
 
@@ -255,6 +256,17 @@ async def _resolve(value: Any) -> Any:
     return Secret(resolved) if is_secret else resolved
 
 
+def _quiet_unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """One failed lookup fails every output built on it; report it once, not per output.
+
+    The first failure propagates out of `run_program`; the copies left in dependent
+    futures would otherwise be printed as "Future exception was never retrieved".
+    """
+    if context.get("message") == "Future exception was never retrieved":
+        return
+    loop.default_exception_handler(context)
+
+
 def run_program(
     program: Callable[[], None],
     *,
@@ -283,6 +295,8 @@ def run_program(
     )
     pulumi.runtime.set_all_config(dict(config), sorted(secret_keys or ()))
     settings.SETTINGS.outputs.clear()
+    loop = _ensure_event_loop()  # type: ignore[no-untyped-call]
+    loop.set_exception_handler(_quiet_unretrieved)
     _sync_await(run_pulumi_func(program))
     root = settings.get_root_resource()
     raw_exports = dict(getattr(root, "outputs", {}) or {})

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, SecretStr, ValidationError
 
 from stacks.config.problems import Problem, problems_from
 from stacks.config.stack import NAMESPACE, StackConfig
@@ -73,10 +73,48 @@ def runtime_raw_config() -> RawConfig:
     return raw_from_flat(flat, secret)
 
 
+def _holds_secret(annotation: Any) -> bool:
+    """Whether a config field's type has a credential (`SecretStr`) anywhere inside."""
+    if annotation is SecretStr:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return any(_holds_secret(f.annotation) for f in annotation.model_fields.values())
+    return any(_holds_secret(a) for a in get_args(annotation))
+
+
+def _misplaced_secrets(raw: RawConfig) -> list[Problem]:
+    """Secret keys whose values would end up in plain sight (names, tags, rules).
+
+    Credentials are typed `SecretStr` and stay Pulumi secrets to the end. A key stored
+    with `--secret` that holds no credential would be used as plain text, so it is an
+    error rather than a silent downgrade.
+    """
+    problems = []
+    for full_key in sorted(raw.secret_keys):
+        key = full_key.partition(":")[2]
+        field = StackConfig.model_fields.get(key)
+        if field is not None and not _holds_secret(field.annotation):
+            problems.append(
+                Problem(
+                    full_key,
+                    "is stored as a secret, but it holds no credential and is used in plain "
+                    "text (names, tags, rules); store it in plain config with "
+                    f"`pulumi config set {full_key} VALUE`",
+                )
+            )
+    return problems
+
+
 def load_config(raw: RawConfig, stack: str) -> StackConfig:
     """Validate every key; raise one ConfigError listing all problems."""
+    problems = _misplaced_secrets(raw)
+    flagged = {p.key for p in problems}
     try:
-        return StackConfig.model_validate(raw.values)
+        config = StackConfig.model_validate(raw.values)
     except ValidationError as err:
-        problems = problems_from(err, StackConfig, NAMESPACE, set(raw.secret_keys))
-        raise ConfigError(stack, problems) from None
+        found = problems_from(err, StackConfig, NAMESPACE, set(raw.secret_keys))
+        problems += [p for p in found if p.key.split(".")[0].split("[")[0] not in flagged]
+        config = None
+    if problems or config is None:
+        raise ConfigError(stack, sorted(problems, key=lambda p: p.key))
+    return config
