@@ -20,6 +20,14 @@ from stacks.config.vm import VmCapacityConfig
 NAMESPACE = "gpu-ci"
 CapacityKind = Literal["vm", "none"]
 
+# Why a key is needed once the stack creates OCI resources, and how to set it.
+_WHY = {
+    "compartmentId": "the OCI compartment the VMs and network go in "
+    "(pulumi config set gpu-ci:compartmentId ocid1.compartment...)",
+    "owner": "every GPU instance is tagged with the team or person who pays for it "
+    "(pulumi config set gpu-ci:owner my-team)",
+}
+
 
 class StackConfig(ConfigModel):
     """Validated stack config. Build it with `stacks.config.load_config`."""
@@ -46,14 +54,12 @@ class StackConfig(ConfigModel):
             )
         return vm
 
-    @field_validator("compartmentId")
+    @field_validator("compartmentId", "owner")
     @classmethod
-    def _compartment_for_oci(cls, value: str | None, info: ValidationInfo) -> str | None:
+    def _required_for_oci(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None and info.data.get("capacity") == "vm":
-            raise ValueError(
-                "required when gpu-ci:capacity is 'vm': the OCI compartment the VMs and "
-                "network go in (pulumi config set gpu-ci:compartmentId ocid1.compartment...)"
-            )
+            assert info.field_name is not None
+            raise ValueError(f"required when gpu-ci:capacity is 'vm': {_WHY[info.field_name]}")
         return value
 
     @field_validator("tenancyId")
@@ -65,15 +71,5 @@ class StackConfig(ConfigModel):
                 "required when gpu-ci:vm.availabilityDomains lists fallbacks: capacity "
                 "reports that pick the first AD with free capacity are made in the root "
                 "compartment (pulumi config set gpu-ci:tenancyId ocid1.tenancy...)"
-            )
-        return value
-
-    @field_validator("owner")
-    @classmethod
-    def _owner_for_cloud(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None and info.data.get("capacity") == "vm":
-            raise ValueError(
-                "required when gpu-ci:capacity is 'vm': every GPU instance is tagged with "
-                "the team or person who pays for it (pulumi config set gpu-ci:owner my-team)"
             )
         return value
