@@ -6,7 +6,7 @@ from typing import Any
 
 from stacks.snapshot import Snapshot, collapsed_dependencies
 
-_WIDTH = 48
+_WIDTH = 90
 _KEY_INPUTS = 5
 
 # The inputs a reviewer looks for first, per resource type (dotted paths into inputs).
