@@ -129,3 +129,11 @@ def test_every_example_stack_plans(stack_file: str) -> None:
     stack = stack_file.removeprefix("Pulumi.").removesuffix(".yaml")
     snap = plan_stack(stack)
     assert snap["stack"] == stack and snap["resources"]
+
+
+def test_readme_shows_the_current_dev_graph() -> None:
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert block == render_mermaid(plan_stack("dev")), (
+        "README's graph is stale: paste `python -m stacks plan dev --mermaid FILE` into it"
+    )
