@@ -172,23 +172,20 @@ class RecordingMonitor(pmocks.MockMonitor):
         return response
 
     def _record(self, request: Any, urn: str, *, read: bool) -> None:
-        is_read = read
-        props = request.properties if is_read else request.object
+        props = request.properties if read else request.object
         reg = Registration(
             urn=urn,
             type=request.type,
             name=request.name,
             parent=request.parent,
-            custom=True if is_read else bool(request.custom),
-            dependencies=[] if is_read else list(request.dependencies),
+            custom=True if read else bool(request.custom),
+            dependencies=[] if read else list(request.dependencies),
             property_dependencies=(
-                {}
-                if is_read
-                else {k: list(v.urns) for k, v in request.propertyDependencies.items()}
+                {} if read else {k: list(v.urns) for k, v in request.propertyDependencies.items()}
             ),
             inputs=unwire(rpc.deserialize_properties(props)),
-            options={} if is_read else _options(request),
-            read=is_read,
+            options={} if read else _options(request),
+            read=read,
         )
         self.registrations.append(reg)
         self._by_urn[urn] = reg
