@@ -9,10 +9,15 @@ real host) so tests can run every script against a scratch directory.
 
 from __future__ import annotations
 
+import base64
 import enum
-from typing import Final, Literal, Self
+import re
+from functools import cache
+from importlib import resources
+from typing import Annotated, Final, Literal, Self
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from components.host.pins import PINS, SHA256_PATTERN, Arch, Pins
 
@@ -22,11 +27,17 @@ REBOOT_REQUIRED_EXIT: Final = 75
 _ABS_PATH = r"^/[^\x00]*[^/]$"
 _HTTPS = r"^https://[^\s'\"]+$"
 _PACKAGE = r"^[a-z0-9][a-z0-9.+-]+$"
+_USER = r"^[a-z_][a-z0-9_-]{0,31}$"
+# Paths written into a systemd unit or a command line: no spaces or quoting needed.
+_PLAIN_PATH = r"^(/[A-Za-z0-9._-]+)+$"
+_GITHUB_NAME = r"^[A-Za-z0-9_.-]+$"
+RUNNER_LABEL_PATTERN: Final = r"^[A-Za-z0-9._-]+$"
 
 
 class Step(enum.StrEnum):
     """The bootstrap steps, in the order a host runs them."""
 
+    CLOUD_INIT = "cloud-init"
     NVIDIA_DRIVER = "nvidia-driver"
     DOCKER = "docker"
     CONTAINER_TOOLKIT = "container-toolkit"
@@ -34,6 +45,9 @@ class Step(enum.StrEnum):
     INOTIFY = "inotify"
     TOOLS = "tools"
     VERIFY = "verify"
+    GITHUB_APP_KEY = "github-app-key"
+    GITHUB_RUNNER = "github-runner"
+    GITHUB_RUNNER_REMOVE = "github-runner-remove"
 
 
 class StepParams(BaseModel):
@@ -49,6 +63,10 @@ class RootedParams(StepParams):
     """A step that writes files: they go under `root` (empty on a real host)."""
 
     root: str = Field("", pattern=r"^(/[^\x00]*[^/])?$")
+
+
+class CloudInitParams(StepParams):
+    """Wait for first-boot cloud-init on a VM this stack created (growpart, users...)."""
 
 
 class NvidiaDriverParams(StepParams):
@@ -168,7 +186,195 @@ class VerifyParams(StepParams):
     expected_gpus: int = Field(0, ge=0, description="0 accepts any non-zero count")
 
 
+# --- GitHub self-hosted runner ------------------------------------------------------
+
+
+def github_scope(github_url: str) -> str:
+    """The REST API path of the runner scope `github_url` names.
+
+    `https://github.com/ORG/REPO` -> `repos/ORG/REPO`, `https://github.com/ORG` ->
+    `orgs/ORG`, `https://github.com/enterprises/ENT` -> `enterprises/ENT` (any host, so
+    GitHub Enterprise Server URLs work too).
+    """
+    parts = urlsplit(github_url)
+    names = [name for name in parts.path.split("/") if name]
+    if (
+        parts.scheme != "https"
+        or not parts.hostname
+        or parts.query
+        or parts.fragment
+        or parts.username
+        or parts.password
+        or not 1 <= len(names) <= 2
+        or not all(re.fullmatch(_GITHUB_NAME, name) for name in names)
+    ):
+        raise ValueError(
+            f"github_url {github_url!r} is not https://HOST/ORG, https://HOST/ORG/REPO "
+            "or https://HOST/enterprises/ENTERPRISE"
+        )
+    if len(names) == 1:
+        return f"orgs/{names[0]}"
+    if names[0] == "enterprises":
+        return f"enterprises/{names[1]}"
+    return f"repos/{names[0]}/{names[1]}"
+
+
+def shape_runner_label(shape: str, provider: str = "oracle") -> str:
+    """The default runner label of a cloud shape: `VM.GPU.A10.1` -> `oracle-vm-gpu-a10-1`.
+
+    The CNCF ARC GPU runners are named (and targeted) this way (FIELD-NOTES §2).
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{provider}-{shape}".lower()).strip("-")
+    if not re.fullmatch(r"[a-z0-9]+-[a-z0-9][a-z0-9-]*", slug):
+        raise ValueError(f"shape {shape!r} gives no usable runner label")
+    return slug
+
+
+@cache
+def github_runner_loop_source() -> str:
+    """The text of `scripts/github-runner-loop.sh`, installed by the github-runner step."""
+    source = resources.files("components.host").joinpath("scripts", "github-runner-loop.sh")
+    return source.read_text()
+
+
+RunnerLabel = Annotated[str, StringConstraints(pattern=RUNNER_LABEL_PATTERN, max_length=100)]
+
+
+class GithubAppKeyParams(RootedParams):
+    """Write the GitHub App private key, read from the step's stdin, to `key_file`.
+
+    The key itself is never a parameter: the rendered script runs as `bash -c <script>`
+    with the PEM on stdin. Its directory is created 0700 when missing; the file is 0600.
+    """
+
+    key_file: str = Field("/etc/gpu-ci/github-app/private-key.pem", pattern=_ABS_PATH)
+    key_owner: str = Field("root", pattern=_USER)
+
+
+class GithubAppParams(RootedParams):
+    """Where runners register, and the GitHub App that mints their tokens on the host."""
+
+    github_url: str = Field(description="https://github.com/ORG[/REPO] or .../enterprises/ENT")
+    github_api_url: str = Field("https://api.github.com", pattern=r"^https://[^\s'\"]+[^/]$")
+    github_scope: str = Field(
+        "",
+        pattern=r"^(repos/[^/]+/[^/]+|orgs/[^/]+|enterprises/[^/]+)$",
+        description="derived from github_url by `github_scope`; never set by hand",
+    )
+    app_id: int = Field(ge=1)
+    installation_id: int = Field(ge=1)
+    key_file: str = Field(GithubAppKeyParams.model_fields["key_file"].default, pattern=_ABS_PATH)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_scope(cls, data: object) -> object:
+        if isinstance(data, dict) and isinstance(data.get("github_url"), str):
+            derived = github_scope(data["github_url"])
+            if data.get("github_scope") not in (None, "", derived):
+                raise ValueError(
+                    f"github_scope {data['github_scope']!r} does not match github_url "
+                    f"(which names {derived!r})"
+                )
+            data = {**data, "github_scope": derived}
+        return data
+
+
+class GithubRunnerParams(GithubAppParams):
+    """Install the pinned runner and a systemd service that registers it with GitHub.
+
+    Ephemeral (the default): every service start mints a just-in-time config for one job;
+    systemd's `Restart=always` starts the next. The loop script reads its parameters from
+    `env_file` (0644, no secrets); build this with `GithubRunnerParams.from_pins`.
+    """
+
+    runner_url: str = Field(pattern=_HTTPS)
+    runner_sha256: str = Field(pattern=SHA256_PATTERN)
+    runner_version: str = Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")
+    runner_name: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,54}$",
+        description="stable base name; ephemeral runners append -<8 hex> per job",
+    )
+    runner_labels: tuple[RunnerLabel, ...] = Field(min_length=1, max_length=100)
+    runner_group: str = Field("Default", pattern=r"^[A-Za-z0-9._-][A-Za-z0-9 ._-]{0,99}$")
+    ephemeral: bool = True
+    runner_user: str = Field("gpu-ci-runner", pattern=_USER)
+    runner_home: str = Field("/opt/gpu-ci-runner", pattern=_PLAIN_PATH)
+    runner_sudo: bool = Field(True, description="passwordless sudo: jobs restart docker, nvkind")
+    service_name: str = Field("gpu-ci-runner", pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
+    statedir: str = Field("/var/lib/gpu-ci/runner", pattern=_PLAIN_PATH)
+    env_file: str = Field("/etc/gpu-ci/github-runner.env", pattern=_PLAIN_PATH)
+    loop_script: str = Field("/usr/local/lib/gpu-ci/github-runner-loop.sh", pattern=_PLAIN_PATH)
+    host_packages: tuple[str, ...] = ("jq", "openssl", "curl")
+    loop_source_b64: str = Field(
+        default_factory=lambda: base64.b64encode(github_runner_loop_source().encode()).decode(),
+        pattern=r"^[A-Za-z0-9+/]*={0,2}$",
+        description=(
+            "scripts/github-runner-loop.sh in base64 (shell-safe as is); a field so the "
+            "step's script, and its hash, follow the loop script"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if len(set(self.runner_labels)) != len(self.runner_labels):
+            raise ValueError("runner_labels has duplicates")
+        if self.github_scope.startswith("repos/") and self.runner_group != "Default":
+            raise ValueError(
+                f"runner_group {self.runner_group!r}: repository runners can only join the "
+                "Default group (runner groups belong to organizations and enterprises)"
+            )
+        if self.runner_version not in self.runner_url:
+            raise ValueError("runner_url does not name runner_version")
+        for package in self.host_packages:
+            if not re.fullmatch(_PACKAGE, package):
+                raise ValueError(f"host_packages: {package!r} is not a package name")
+        return self
+
+    @classmethod
+    def from_pins(
+        cls, pins: Pins = PINS, arch: Arch = "amd64", **values: object
+    ) -> GithubRunnerParams:
+        """The pinned runner tarball for `arch`, plus `values` (github_url, app_id, ...)."""
+        pinned: dict[str, object] = {
+            "runner_url": pins.runner.url(arch),
+            "runner_sha256": pins.runner.checksum(arch),
+            "runner_version": pins.runner.version,
+        }
+        return cls.model_validate({**pinned, **values})
+
+
+class GithubRunnerRemoveParams(RootedParams):
+    """Undo github-runner on destroy: stop, deregister, remove files. Idempotent."""
+
+    service_name: str = GithubRunnerParams.model_fields["service_name"].default
+    env_file: str = Field(GithubRunnerParams.model_fields["env_file"].default, pattern=_PLAIN_PATH)
+    loop_script: str = Field(
+        GithubRunnerParams.model_fields["loop_script"].default, pattern=_PLAIN_PATH
+    )
+    runner_home: str = Field(
+        GithubRunnerParams.model_fields["runner_home"].default, pattern=_PLAIN_PATH
+    )
+    statedir: str = Field(GithubRunnerParams.model_fields["statedir"].default, pattern=_PLAIN_PATH)
+    purge: bool = Field(True, description="also delete runner_home and statedir")
+
+    @classmethod
+    def for_runner(cls, runner: GithubRunnerParams, **values: object) -> GithubRunnerRemoveParams:
+        """The removal of exactly what `runner` installed."""
+        fields = [
+            "retry_attempts",
+            "retry_base_seconds",
+            "root",
+            "service_name",
+            "env_file",
+            "loop_script",
+            "runner_home",
+            "statedir",
+        ]
+        return cls.model_validate({**{f: getattr(runner, f) for f in fields}, **values})
+
+
 PARAMS_BY_STEP: dict[Step, type[StepParams]] = {
+    Step.CLOUD_INIT: CloudInitParams,
     Step.NVIDIA_DRIVER: NvidiaDriverParams,
     Step.DOCKER: DockerParams,
     Step.CONTAINER_TOOLKIT: ContainerToolkitParams,
@@ -176,4 +382,7 @@ PARAMS_BY_STEP: dict[Step, type[StepParams]] = {
     Step.INOTIFY: InotifyParams,
     Step.TOOLS: ToolsParams,
     Step.VERIFY: VerifyParams,
+    Step.GITHUB_APP_KEY: GithubAppKeyParams,
+    Step.GITHUB_RUNNER: GithubRunnerParams,
+    Step.GITHUB_RUNNER_REMOVE: GithubRunnerRemoveParams,
 }

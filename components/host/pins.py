@@ -35,6 +35,10 @@ class Artifact(BaseModel):
     url_template: str = Field(description="`{version}` and `{arch}` are substituted")
     sha256: dict[Arch, str]
     source: str = Field(description="where the checksums were read")
+    arch_names: dict[Arch, str] = Field(
+        default_factory=dict,
+        description="the project's own name for an architecture in URLs (`amd64` -> `x64`)",
+    )
 
     @field_validator("sha256")
     @classmethod
@@ -52,7 +56,7 @@ class Artifact(BaseModel):
         return value
 
     def url(self, arch: Arch) -> str:
-        return self.url_template.format(version=self.version, arch=arch)
+        return self.url_template.format(version=self.version, arch=self.arch_names.get(arch, arch))
 
     def checksum(self, arch: Arch) -> str:
         try:
@@ -87,6 +91,7 @@ class Pins(BaseModel):
     helm: Artifact
     go: Artifact
     nvkind: NvkindPin
+    runner: Artifact
 
     @property
     def driver_package(self) -> str:
@@ -161,4 +166,24 @@ PINS = Pins(
     # FIELD-NOTES §3: 9a3061c (2026-04-20) detects JIT-CDI and skips the umount that
     # fails with toolkit >= 1.18 (nvkind#61). Go resolves the abbreviated hash.
     nvkind=NvkindPin(commit="9a3061c", commit_date=dt.date(2026, 4, 20)),
+    # The GitHub Actions runner (self-hosted runner steps). GitHub names amd64 `x64`.
+    runner=Artifact(
+        name="actions-runner",
+        version="2.337.0",
+        url_template=(
+            "https://github.com/actions/runner/releases/download/v{version}/"
+            "actions-runner-linux-{arch}-{version}.tar.gz"
+        ),
+        arch_names={"amd64": "x64", "arm64": "arm64"},
+        sha256={
+            "amd64": "70920811a4f8ad4328818682bca5c6469c1c942fab52448868071d0063816613",
+            "arm64": "9b1dc70626422526e3c94767cf024896beb15da5342a3f4819bf2feac13e0393",
+        },
+        source=(
+            "actions/runner v2.337.0 release notes (2026-08-26), `<!-- BEGIN SHA linux-x64 -->` "
+            "and `<!-- BEGIN SHA linux-arm64 -->`; the same pair is quoted in many public "
+            "installers and Dockerfiles pinning v2.337.0 (RUNNER_SHA256 / "
+            "ACTIONS_RUNNER_SHA256_LINUX_X64 / _ARM64)"
+        ),
+    ),
 )

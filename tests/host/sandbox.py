@@ -8,6 +8,7 @@ instead of touching the machine. Files the steps write land under `root`.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -23,29 +24,38 @@ STUB = Path(__file__).with_name("stub.bash")
 STUBBED = (
     "apt-get",
     "apt-mark",
+    "chown",
+    "cloud-init",
     "curl",
     "docker",
     "dpkg",
     "dpkg-query",
     "getent",
     "gpg",
+    "id",
     "nvidia-ctk",
     "nvidia-smi",
+    "openssl",
     "reboot",
     "sleep",
     "sudo",
     "sysctl",
     "systemctl",
     "systemd-run",
+    "useradd",
     "usermod",
+    "visudo",
 )
 
 REAL = (
+    "base64",
     "basename",
     "bash",
     "cat",
+    "chmod",
     "cmp",
     "cp",
+    "date",
     "dirname",
     "env",
     "grep",
@@ -55,13 +65,20 @@ REAL = (
     "mkdir",
     "mktemp",
     "mv",
+    "od",
     "rm",
     "sha256sum",
+    "stat",
+    "tail",
     "tar",
+    "test",
     "touch",
     "tr",
     "wc",
 )
+
+OPTIONAL_REAL = ("jq",)
+"""Linked when this machine has them; tests that need one skip without it."""
 
 P = TypeVar("P", bound=StepParams)
 
@@ -101,6 +118,10 @@ class Sandbox:
             real = shutil.which(name)
             assert real is not None, f"{name} is needed by the sandbox"
             (self.bin / name).symlink_to(real)
+        for name in OPTIONAL_REAL:
+            real = shutil.which(name)
+            if real is not None:
+                (self.bin / name).symlink_to(real)
 
     # --- state -----------------------------------------------------------------
     def put(self, name: str, content: str = "") -> None:
@@ -134,6 +155,32 @@ class Sandbox:
         (self.state / "urls" / url_key(url)).write_bytes(content)
         return hashlib.sha256(content).hexdigest()
 
+    def api(self, method: str, url: str, status: int, body: object, *, transient: int = 0) -> None:
+        """Answer `curl -X METHOD ... URL` (an API call) with `status` and JSON `body`.
+
+        `transient` first answers that many calls with 503. Unregistered calls get 404.
+        """
+        key = f"{method}_{url_key(url)}"
+        self.put(f"api/{key}", body if isinstance(body, str) else json.dumps(body))
+        self.put(f"api/{key}.status", str(status))
+        if transient:
+            self.put(f"api/{key}.transient", str(transient))
+
+    def api_requests(self) -> list[tuple[str, str, str]]:
+        """(method, url, bearer token) of every API call, in order."""
+        path = self.state / "api-requests.log"
+        if not path.exists():
+            return []
+        rows = [line.split(" ", 2) for line in path.read_text().splitlines()]
+        return [(m, u, t) for m, u, t in rows]
+
+    def api_request_body(self, method: str, url: str) -> Any:
+        return json.loads(self.read(f"api/{method}_{url_key(url)}.request"))
+
+    def user(self, name: str) -> None:
+        """`name` exists on the host (for `id -u`)."""
+        self.put(f"user-{name}")
+
     # --- running ---------------------------------------------------------------
     def params(self, model: type[P], **values: Any) -> P:
         """`model` rooted in this sandbox, with no backoff delay unless asked."""
@@ -142,21 +189,34 @@ class Sandbox:
             values.setdefault("root", str(self.root))
         return model.model_validate(values)
 
-    def run(self, step: Step, params: StepParams) -> Run:
+    def run(self, step: Step, params: StepParams, *, stdin: str | None = None) -> Run:
         script = self.base / f"{step}.sh"
         script.write_text(render_script(step, params))
+        return self.run_file(script, stdin=stdin)
+
+    def run_file(
+        self,
+        script: Path,
+        *args: str,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Run:
+        """Run `bash SCRIPT ARGS...` in the sandbox (a rendered step or a repo script)."""
         log = self.base / "calls.log"
         log.write_text("")
-        env = {
+        environ = {
             "PATH": str(self.bin),
             "SANDBOX": str(self.base),
             "TMPDIR": str(self.tmp),
             "HOME": str(self.base),
             "LC_ALL": "C",
+            **(env or {}),
         }
         proc = subprocess.run(
-            [str(self.bin / "bash"), str(script)],
-            env=env,
+            [str(self.bin / "bash"), str(script), *args],
+            env=environ,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
             text=True,
             timeout=60,

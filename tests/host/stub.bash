@@ -136,6 +136,8 @@ case "$name" in
       is-enabled) [ -f "$state/enabled-$unit" ] ;;
       is-active) [ -f "$state/active-$unit" ] ;;
       enable) touch "$state/enabled-$unit" "$state/active-$unit" ;;
+      disable) rm -f "$state/enabled-$unit" "$state/active-$unit" ;;
+      stop) rm -f "$state/active-$unit" ;;
       restart)
         if [ -f "$state/restart-fail-$unit" ]; then
           echo "Job for $unit.service failed because the control process exited with error code." >&2
@@ -167,10 +169,31 @@ case "$name" in
     { printf 'dearmored:'; cat "${!#}"; } >"$out"
     ;;
   curl)
+    # Downloads (`curl -fsSL ... -o DEST URL`) are served from state/urls/<key>; API calls
+    # (`-X METHOD ... -w '%{http_code}'`) from state/api/<METHOD>_<key> (+ .status), and
+    # recorded with their bearer token in state/api-requests.log, bodies in .request.
     dest=""
     prev=""
+    method=GET
+    api=false
+    body=""
+    auth=""
     for arg in "$@"; do
-      [ "$prev" = -o ] && dest="$arg"
+      case "$prev" in
+        -o) dest="$arg" ;;
+        -X) method="$arg" ;;
+        -w) api=true ;;
+        --data-binary) body="${arg#@}" ;;
+        -H)
+          if [ "${arg#@}" != "$arg" ]; then
+            while IFS= read -r header; do
+              case "$header" in
+                "Authorization: Bearer "*) auth="${header#Authorization: Bearer }" ;;
+              esac
+            done <"${arg#@}"
+          fi
+          ;;
+      esac
       prev="$arg"
     done
     url="${!#}"
@@ -179,11 +202,75 @@ case "$name" in
       exit 6
     fi
     key="$(printf '%s' "$url" | tr -c 'A-Za-z0-9.-' '_')"
+    if [ "$api" = true ]; then
+      key="${method}_$key"
+      mkdir -p "$state/api"
+      printf '%s %s %s\n' "$method" "$url" "$auth" >>"$state/api-requests.log"
+      if [ -n "$body" ]; then
+        cp "$body" "$state/api/$key.request"
+      fi
+      if take "api/$key.transient"; then
+        code=503
+        printf '{"message":"Service Unavailable"}' >"$dest"
+      elif [ -f "$state/api/$key" ]; then
+        code="$(cat "$state/api/$key.status")"
+        cp "$state/api/$key" "$dest"
+      else
+        code=404
+        printf '{"message":"Not Found"}' >"$dest"
+      fi
+      printf '%s' "$code"
+      exit 0
+    fi
     if [ ! -f "$state/urls/$key" ]; then
       echo "curl: (22) The requested URL returned error: 404" >&2
       exit 22
     fi
     cp "$state/urls/$key" "$dest"
+    ;;
+  chown) ;;
+  id)
+    user="${!#}"
+    if [ ! -f "$state/user-$user" ]; then
+      echo "id: '$user': no such user" >&2
+      exit 1
+    fi
+    echo 1001
+    ;;
+  useradd)
+    touch "$state/user-${!#}"
+    ;;
+  visudo)
+    [ ! -f "$state/visudo-fail" ]
+    ;;
+  openssl)
+    # `openssl dgst -sha256 -sign KEY -binary`: a stand-in signature over stdin that
+    # names the key's digest, so tests can check what was signed with which key.
+    key=""
+    prev=""
+    for arg in "$@"; do
+      [ "$prev" = -sign ] && key="$arg"
+      prev="$arg"
+    done
+    if [ ! -r "$key" ] || [ -f "$state/openssl-fail" ]; then
+      echo "Could not read private key from $key" >&2
+      exit 1
+    fi
+    signed="$(sha256sum)"
+    keysum="$(sha256sum <"$key")"
+    printf 'signed:%s:with:%s' "${signed%% *}" "${keysum%% *}"
+    ;;
+  cloud-init)
+    # `cloud-init status --wait --long`: state/cloud-init-status holds "<exit code> <status>".
+    code=0
+    status=done
+    if [ -f "$state/cloud-init-status" ]; then
+      read -r code status <"$state/cloud-init-status" || true
+    fi
+    printf 'status: %s\nextended_status: %s\nboot_status_code: enabled-by-generator\n' \
+      "$status" "$status"
+    [ "$code" -eq 0 ] || echo "Error: cloud-init module failed: scripts_user" >&2
+    exit "$code"
     ;;
   *)
     echo "stub: no behaviour for $name" >&2

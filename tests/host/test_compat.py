@@ -73,9 +73,15 @@ def test_missing_volume_mounts_or_default_runtime_is_an_error() -> None:
 
 
 def test_device_plugin_alone_warns() -> None:
-    report = check(combo(gpu_operator_version=None))
+    report = check(combo(gpu_operator_version=None, device_plugin_only=True))
     assert report.ok
     assert [w.rule for w in report.warnings] == ["nvkind-20-device-plugin-alone"]
+
+
+def test_host_without_any_gpu_operator_draws_no_operator_warning() -> None:
+    report = check(combo(gpu_operator_version=None))
+    assert report.ok
+    assert report.warnings == ()
 
 
 def test_unknown_versions_warn_not_fail() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from components.host.pins import PINS, Artifact, UnpinnedArchError
 
-ARTIFACTS = (PINS.kind, PINS.kubectl, PINS.helm, PINS.go)
+ARTIFACTS = (PINS.kind, PINS.kubectl, PINS.helm, PINS.go, PINS.runner)
 
 
 @pytest.mark.parametrize("artifact", ARTIFACTS, ids=lambda a: a.name)
@@ -24,7 +24,7 @@ def test_urls_render_for_amd64(artifact: Artifact) -> None:
     url = artifact.url("amd64")
     assert url.startswith("https://")
     assert artifact.version in url
-    assert "amd64" in url
+    assert artifact.arch_names.get("amd64", "amd64") in url
     assert "{" not in url
 
 
@@ -35,6 +35,26 @@ def test_rendered_urls_are_the_published_locations() -> None:
     assert PINS.kubectl.url("arm64") == "https://dl.k8s.io/release/v1.35.0/bin/linux/arm64/kubectl"
     assert PINS.helm.url("amd64") == "https://get.helm.sh/helm-v4.1.4-linux-amd64.tar.gz"
     assert PINS.go.url("amd64") == "https://go.dev/dl/go1.25.5.linux-amd64.tar.gz"
+    assert PINS.runner.url("amd64") == (
+        "https://github.com/actions/runner/releases/download/v2.337.0/"
+        "actions-runner-linux-x64-2.337.0.tar.gz"
+    )
+    assert PINS.runner.url("arm64") == (
+        "https://github.com/actions/runner/releases/download/v2.337.0/"
+        "actions-runner-linux-arm64-2.337.0.tar.gz"
+    )
+
+
+def test_runner_pin_is_the_published_release() -> None:
+    """actions/runner v2.337.0 release notes: linux-x64 and linux-arm64 digests."""
+    assert PINS.runner.version == "2.337.0"
+    assert PINS.runner.checksum("amd64") == (
+        "70920811a4f8ad4328818682bca5c6469c1c942fab52448868071d0063816613"
+    )
+    assert PINS.runner.checksum("arm64") == (
+        "9b1dc70626422526e3c94767cf024896beb15da5342a3f4819bf2feac13e0393"
+    )
+    assert "release notes" in PINS.runner.source
 
 
 def test_digests_are_distinct() -> None:

@@ -10,6 +10,7 @@ from pydantic import SecretStr
 from components.host.params import (
     PARAMS_BY_STEP,
     DockerParams,
+    GithubRunnerParams,
     InotifyParams,
     Step,
     ToolsParams,
@@ -28,6 +29,14 @@ from stacks.errors import GpuCiError
 def default_params(step: Step) -> object:
     if step is Step.TOOLS:
         return ToolsParams.from_pins()
+    if step is Step.GITHUB_RUNNER:
+        return GithubRunnerParams.from_pins(
+            github_url="https://github.com/acme",
+            app_id=1,
+            installation_id=2,
+            runner_name="gpu-ci",
+            runner_labels=("oracle-vm-gpu-a10-1",),
+        )
     return PARAMS_BY_STEP[step]()
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from components.host.params import (
     ContainerToolkitParams,
     DockerParams,
+    GithubAppKeyParams,
+    GithubRunnerParams,
+    GithubRunnerRemoveParams,
     InotifyParams,
     NvidiaDriverParams,
     Step,
@@ -22,6 +26,15 @@ from components.host.params import (
 from components.host.render import render_script
 
 SHELLCHECK = Path(sys.executable).with_name("shellcheck")
+SCRIPTS = Path(__file__).parents[2] / "components/host/scripts"
+
+GITHUB: dict[str, Any] = {
+    "github_url": "https://github.com/acme",
+    "app_id": 1,
+    "installation_id": 2,
+    "runner_name": "gpu-ci",
+    "runner_labels": ("oracle-vm-gpu-a10-1", "gpu"),
+}
 
 VARIANTS: list[tuple[Step, StepParams]] = [
     (Step.NVIDIA_DRIVER, NvidiaDriverParams()),
@@ -35,6 +48,14 @@ VARIANTS: list[tuple[Step, StepParams]] = [
     (Step.TOOLS, ToolsParams.from_pins(arch="arm64")),
     (Step.TOOLS, ToolsParams.from_pins(nvkind_binary=("https://example.com/nvkind", "0" * 64))),
     (Step.VERIFY, VerifyParams(expected_gpus=1)),
+    (Step.GITHUB_APP_KEY, GithubAppKeyParams()),
+    (Step.GITHUB_RUNNER, GithubRunnerParams.from_pins(**GITHUB)),
+    (
+        Step.GITHUB_RUNNER,
+        GithubRunnerParams.from_pins(arch="arm64", ephemeral=False, runner_sudo=False, **GITHUB),
+    ),
+    (Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams()),
+    (Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams(purge=False)),
 ]
 
 
@@ -46,6 +67,22 @@ def test_rendered_script_is_shellcheck_clean(
     script.write_text(render_script(step, params))
     proc = subprocess.run(
         [str(SHELLCHECK), "--severity=style", str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_every_step_has_a_variant() -> None:
+    assert {step for step, _ in VARIANTS} >= set(Step) - {Step.CLOUD_INIT}
+
+
+@pytest.mark.parametrize("name", ["github-runner-loop.sh"])
+def test_installed_script_is_shellcheck_clean(name: str) -> None:
+    """Scripts installed on the host as they are (not rendered) are checked as files."""
+    proc = subprocess.run(
+        [str(SHELLCHECK), "--severity=style", str(SCRIPTS / name)],
         capture_output=True,
         text=True,
         check=False,

@@ -1,0 +1,213 @@
+# shellcheck shell=bash
+# Step github-runner: the pinned GitHub Actions runner as a systemd service that
+# registers itself from a GitHub App (key written by the github-app-key step).
+#   * packages the loop needs (jq, openssl, curl), installed only when missing;
+#   * system user RUNNER_USER (in the docker group when it exists; passwordless sudo
+#     when RUNNER_SUDO, as jobs restart docker and run `sudo nvkind`);
+#   * the tarball, fetched, SHA-256 verified and extracted into RUNNER_HOME/<version>
+#     once (a stamp in STATEDIR records the digest); older versions are removed;
+#   * ENV_FILE (0644, no secrets), LOOP_SCRIPT (scripts/github-runner-loop.sh) and the
+#     unit, each installed only when its bytes differ. The service is (re)started only
+#     when something it runs changed, so a re-run changes nothing.
+# No token is minted here: the unit's ExecStartPre mints one per start on the host.
+# Parameters: ROOT, GITHUB_URL, GITHUB_API_URL, GITHUB_SCOPE, APP_ID, INSTALLATION_ID,
+#   KEY_FILE, RUNNER_URL, RUNNER_SHA256, RUNNER_VERSION, RUNNER_NAME, RUNNER_LABELS
+#   (array), RUNNER_GROUP, EPHEMERAL, RUNNER_USER, RUNNER_HOME, RUNNER_SUDO, SERVICE_NAME,
+#   STATEDIR, ENV_FILE, LOOP_SCRIPT, HOST_PACKAGES (array), LOOP_SOURCE_B64 (the loop
+#   script in base64: it carries no quoting and no `$` into this script).
+#
+# Result contract (last stdout line):
+#   {"step":"github-runner","changed":true|false,"runnerName":"...","labels":[...],
+#    "runnerVersion":"...","ephemeral":true|false,"service":"..."}
+
+changed=false
+restart=false
+new_runner=false
+unit="/etc/systemd/system/$SERVICE_NAME.service"
+sudoers="/etc/sudoers.d/$SERVICE_NAME"
+runner_dir="$RUNNER_HOME/$RUNNER_VERSION"
+stamp="$ROOT$STATEDIR/runner-$RUNNER_VERSION.sha256"
+
+as_root test -s "$ROOT$KEY_FILE" ||
+  die "no GitHub App private key at $KEY_FILE: run the github-app-key step first"
+
+# --- packages the loop script needs ------------------------------------------------
+missing=()
+for pkg in "${HOST_PACKAGES[@]}"; do
+  if [ -z "$(deb_installed_version "$pkg")" ]; then
+    missing+=("$pkg")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt_get update
+  apt_get install --no-install-recommends "${missing[@]}"
+  changed=true
+fi
+
+# --- the runner's user ----------------------------------------------------------------
+if ! id -u "$RUNNER_USER" >/dev/null 2>&1; then
+  as_root useradd --system --user-group --no-create-home --home-dir "$RUNNER_HOME" \
+    --shell /bin/bash "$RUNNER_USER" || die "could not create user $RUNNER_USER"
+  changed=true
+  restart=true
+fi
+if members="$(getent group docker)"; then
+  members=",${members##*:},"
+  if [ "${members#*,"$RUNNER_USER",}" = "$members" ]; then
+    as_root usermod -aG docker "$RUNNER_USER" || die "could not add $RUNNER_USER to group docker"
+    changed=true
+    restart=true
+  fi
+fi
+if [ ! -d "$ROOT$RUNNER_HOME" ]; then
+  as_root install -d -m 0755 "$ROOT$RUNNER_HOME"
+  as_root chown "$RUNNER_USER:" "$ROOT$RUNNER_HOME"
+  changed=true
+fi
+
+# --- the pinned runner ----------------------------------------------------------------
+installed=""
+if [ -f "$stamp" ]; then
+  read -r installed <"$stamp" || installed=""
+fi
+if [ "$installed" != "$RUNNER_SHA256" ] || [ ! -f "$ROOT$runner_dir/run.sh" ]; then
+  fetch "$RUNNER_URL" "$GPU_CI_WORKDIR/runner.tar.gz"
+  verify_sha256 "$GPU_CI_WORKDIR/runner.tar.gz" "$RUNNER_SHA256" \
+    "actions runner $RUNNER_VERSION ($RUNNER_URL)"
+  staging="$ROOT$runner_dir.gpu-ci-new"
+  as_root rm -rf "$staging"
+  as_root install -d -m 0755 "$staging"
+  as_root tar -xzf "$GPU_CI_WORKDIR/runner.tar.gz" -C "$staging" ||
+    die "could not extract actions runner $RUNNER_VERSION"
+  for member in run.sh config.sh; do
+    if [ ! -f "$staging/$member" ]; then
+      as_root rm -rf "$staging"
+      die "actions runner $RUNNER_VERSION tarball has no $member"
+    fi
+  done
+  as_root chown -R "$RUNNER_USER:" "$staging"
+  as_root rm -rf "$ROOT$runner_dir"
+  as_root mv "$staging" "$ROOT$runner_dir"
+  printf '%s\n' "$RUNNER_SHA256" >"$GPU_CI_WORKDIR/stamp"
+  as_root install -D -m 0644 "$GPU_CI_WORKDIR/stamp" "$stamp"
+  log "installed actions runner $RUNNER_VERSION in $runner_dir"
+  changed=true
+  restart=true
+  new_runner=true
+fi
+
+# --- sudo for jobs --------------------------------------------------------------------
+if [ "$RUNNER_SUDO" = true ]; then
+  printf '%s ALL=(ALL) NOPASSWD:ALL\n' "$RUNNER_USER" >"$GPU_CI_WORKDIR/sudoers"
+  visudo -cqf "$GPU_CI_WORKDIR/sudoers" >/dev/null ||
+    die "the sudoers rule for $RUNNER_USER does not validate"
+  if install_file_if_changed "$GPU_CI_WORKDIR/sudoers" "$ROOT$sudoers" 0440; then
+    changed=true
+  fi
+elif [ -f "$ROOT$sudoers" ]; then
+  as_root rm -f "$ROOT$sudoers"
+  changed=true
+fi
+
+# --- the loop's parameters, the loop, the unit ----------------------------------------
+labels_csv="$(
+  IFS=,
+  printf '%s' "${RUNNER_LABELS[*]}"
+)"
+{
+  printf '# gpu-ci github-runner: parameters of %s (no secrets).\n' "$LOOP_SCRIPT"
+  printf 'GITHUB_URL=%q\n' "$GITHUB_URL"
+  printf 'GITHUB_API_URL=%q\n' "$GITHUB_API_URL"
+  printf 'GITHUB_SCOPE=%q\n' "$GITHUB_SCOPE"
+  printf 'APP_ID=%q\n' "$APP_ID"
+  printf 'INSTALLATION_ID=%q\n' "$INSTALLATION_ID"
+  printf 'KEY_FILE=%q\n' "$KEY_FILE"
+  printf 'RUNNER_NAME=%q\n' "$RUNNER_NAME"
+  printf 'RUNNER_GROUP=%q\n' "$RUNNER_GROUP"
+  printf 'EPHEMERAL=%q\n' "$EPHEMERAL"
+  printf 'RUNNER_USER=%q\n' "$RUNNER_USER"
+  printf 'STATEDIR=%q\n' "$STATEDIR"
+  printf 'RETRY_ATTEMPTS=%q\n' "$RETRY_ATTEMPTS"
+  printf 'RETRY_BASE_SECONDS=%q\n' "$RETRY_BASE_SECONDS"
+  printf 'RUNNER_LABELS=%q\n' "$labels_csv"
+  printf 'RUNNER_DIR=%q\n' "$runner_dir"
+  printf 'RUNTIME_DIR=%q\n' "/run/$SERVICE_NAME"
+} >"$GPU_CI_WORKDIR/env"
+if install_file_if_changed "$GPU_CI_WORKDIR/env" "$ROOT$ENV_FILE" 0644; then
+  changed=true
+  restart=true
+fi
+
+printf '%s' "$LOOP_SOURCE_B64" | base64 -d >"$GPU_CI_WORKDIR/loop" ||
+  die "LOOP_SOURCE_B64 is not valid base64"
+if install_file_if_changed "$GPU_CI_WORKDIR/loop" "$ROOT$LOOP_SCRIPT" 0755; then
+  changed=true
+  restart=true
+fi
+
+if [ "$EPHEMERAL" = true ]; then
+  kind="ephemeral: one job per start"
+else
+  kind="persistent"
+fi
+cat >"$GPU_CI_WORKDIR/unit" <<EOF
+# gpu-ci github-runner: do not edit, the github-runner step rewrites this file.
+[Unit]
+Description=gpu-ci GitHub Actions runner $RUNNER_NAME ($kind)
+Wants=network-online.target
+After=network-online.target docker.service
+StartLimitIntervalSec=0
+
+[Service]
+Type=simple
+User=$RUNNER_USER
+WorkingDirectory=$runner_dir
+RuntimeDirectory=$SERVICE_NAME
+RuntimeDirectoryMode=0700
+ExecStartPre=+$LOOP_SCRIPT prepare $ENV_FILE
+ExecStart=$LOOP_SCRIPT run $ENV_FILE
+ExecStopPost=-+$LOOP_SCRIPT cleanup $ENV_FILE
+Restart=always
+RestartSec=10
+KillMode=process
+KillSignal=SIGTERM
+TimeoutStopSec=5min
+
+[Install]
+WantedBy=multi-user.target
+EOF
+if install_file_if_changed "$GPU_CI_WORKDIR/unit" "$ROOT$unit" 0644; then
+  as_root systemctl daemon-reload
+  changed=true
+  restart=true
+fi
+
+if ! systemctl is-enabled --quiet "$SERVICE_NAME"; then
+  as_root systemctl enable "$SERVICE_NAME" || die "could not enable $SERVICE_NAME.service"
+  changed=true
+  restart=true
+fi
+if [ "$restart" = true ]; then
+  as_root systemctl restart "$SERVICE_NAME" ||
+    die "$SERVICE_NAME.service did not start (see journalctl -u $SERVICE_NAME)"
+  log "started $SERVICE_NAME.service"
+fi
+
+# --- older runner versions ------------------------------------------------------------
+if [ "$new_runner" = true ]; then
+  for dir in "$ROOT$RUNNER_HOME"/*; do
+    version="${dir##*/}"
+    if [ -d "$dir" ] && [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] &&
+      [ "$version" != "$RUNNER_VERSION" ]; then
+      as_root rm -rf "$dir" "$ROOT$STATEDIR/runner-$version.sha256"
+      log "removed actions runner $version"
+    fi
+  done
+fi
+
+labels_json=""
+for label in "${RUNNER_LABELS[@]}"; do
+  labels_json+="${labels_json:+,}\"$(json_escape "$label")\""
+done
+result "$changed" "$(printf '"runnerName":"%s","labels":[%s],"runnerVersion":"%s","ephemeral":%s,"service":"%s"' \
+  "$(json_escape "$RUNNER_NAME")" "$labels_json" "$RUNNER_VERSION" "$EPHEMERAL" "$SERVICE_NAME")"
