@@ -51,7 +51,12 @@ class Combination(BaseModel):
     toolkit_version: str
     cdi_enabled: bool
     nvkind: NvkindCommit
-    gpu_operator_version: str | None = None
+    gpu_operator_version: str | None = Field(
+        None, description="None: this stack deploys no GPU operator (rules about it skip)"
+    )
+    device_plugin_only: bool = Field(
+        False, description="the NVIDIA device plugin is deployed without the GPU operator"
+    )
     volume_mounts_accepted: bool = True
     nvidia_default_runtime: bool = True
 
@@ -89,7 +94,7 @@ class Predicate(BaseModel):
     toolkit: VersionRange | None = None
     driver_branch: VersionRange | None = None
     gpu_operator: VersionRange | None = None
-    gpu_operator_installed: bool | None = None
+    device_plugin_only: bool | None = None
     nvkind_committed_before: dt.date | None = None
     nvkind_committed_on_or_after: dt.date | None = None
     cdi_enabled: bool | None = None
@@ -103,8 +108,7 @@ class Predicate(BaseModel):
             self.driver_branch is None or self.driver_branch.contains(combo.driver_branch),
             self.gpu_operator is None
             or (operator is not None and self.gpu_operator.contains(operator)),
-            self.gpu_operator_installed is None
-            or self.gpu_operator_installed == (operator is not None),
+            self.device_plugin_only is None or self.device_plugin_only == combo.device_plugin_only,
             self.nvkind_committed_before is None
             or combo.nvkind.date < self.nvkind_committed_before,
             self.nvkind_committed_on_or_after is None
@@ -213,7 +217,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="nvkind-20-device-plugin-alone",
         severity="warning",
-        when=Predicate(gpu_operator_installed=False),
+        when=Predicate(device_plugin_only=True),
         reason=(
             "with the device plugin installed alone, workers lacking the label "
             "nvidia.com/gpu.present=true get no device-plugin pods (nvkind#20)."

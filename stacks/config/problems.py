@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic_core import ErrorDetails
 
 from stacks.errors import did_you_mean
@@ -46,6 +46,28 @@ def _unwrap(annotation: Any) -> list[Any]:
     return [annotation]
 
 
+def _tagged_member(models: list[type[BaseModel]], part: str) -> type[BaseModel] | None:
+    """The union member whose Literal discriminator is `part`, when `part` is no field."""
+    if len(models) < 2 or any(part in m.model_fields for m in models):
+        return None
+    for model in models:
+        for field in model.model_fields.values():
+            if get_origin(field.annotation) is Literal and part in get_args(field.annotation):
+                return model
+    return None
+
+
+def _union_tags(annotation: Any, tag_field: str) -> list[str]:
+    """The values a discriminated union's `tag_field` may take, in member order."""
+    tags: list[str] = []
+    for member in _unwrap(annotation):
+        if isinstance(member, type) and issubclass(member, BaseModel):
+            field = member.model_fields.get(tag_field)
+            if field is not None and get_origin(field.annotation) is Literal:
+                tags += [str(a) for a in get_args(field.annotation)]
+    return tags
+
+
 @dataclass
 class _Walk:
     path: str
@@ -70,6 +92,10 @@ def _walk(root: type[BaseModel], namespace: str, loc: Iterable[int | str]) -> _W
             path += f"[{part}]"
             items = [get_args(c)[0] for c in current if get_origin(c) is list and get_args(c)]
             current = [t for i in items for t in _unwrap(i)]
+            continue
+        tagged = _tagged_member(models, part)
+        if tagged is not None:  # a discriminated union's tag: pick that member, no key
+            current = [tagged]
             continue
         if models:
             model = models[0]
@@ -107,7 +133,8 @@ def describe(
     kind = err["type"]
     walk = _walk(root, namespace, loc)
     top = f"{namespace}:{loc[0]}" if loc else namespace
-    secret = top in secret_keys
+    # A credential field never echoes its value, even if it was not stored as a secret.
+    secret = top in secret_keys or SecretStr in _unwrap(walk.annotation)
     if kind == "extra_forbidden":
         allowed = list(walk.model.model_fields) if walk.model is not None else []
         guess = did_you_mean(str(loc[-1]), allowed)
@@ -115,6 +142,16 @@ def describe(
         return Problem(walk.path, f"unknown key{hint}; allowed keys: {', '.join(allowed)}")
     if kind == "missing":
         return Problem(walk.path, "required key is missing")
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        tag_field = str(err.get("ctx", {}).get("discriminator", "")).strip("'")
+        tags = _union_tags(walk.annotation, tag_field)
+        one_of = f"must be one of {', '.join(repr(t) for t in tags)}"
+        if kind == "union_tag_not_found":
+            return Problem(f"{walk.path}.{tag_field}", f"required key is missing; {one_of}")
+        given_tag = str(err["ctx"]["tag"]) if "ctx" in err else ""
+        guess = did_you_mean(given_tag, tags)
+        hint = f" (did you mean {guess!r}?)" if guess else ""
+        return Problem(f"{walk.path}.{tag_field}", f"{one_of}{hint} [given: {given_tag!r}]")
     message = err["msg"].removeprefix("Value error, ")
     if kind == "literal_error":
         choices = _literal_choices(walk.annotation)

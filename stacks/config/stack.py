@@ -14,7 +14,9 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from stacks.config.base import ConfigModel, Ocid
+from stacks.config.host import HostConfig
 from stacks.config.network import NetworkConfig
+from stacks.config.runner import RunnerConfig
 from stacks.config.vm import VmCapacityConfig
 
 NAMESPACE = "gpu-ci"
@@ -38,6 +40,8 @@ class StackConfig(ConfigModel):
     tenancyId: Ocid | None = None
     owner: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$")
     network: NetworkConfig = Field(default_factory=NetworkConfig)
+    host: HostConfig | None = None
+    runner: RunnerConfig | None = None
 
     @field_validator("vm")
     @classmethod
@@ -73,3 +77,49 @@ class StackConfig(ConfigModel):
                 "compartment (pulumi config set gpu-ci:tenancyId ocid1.tenancy...)"
             )
         return value
+
+    @field_validator("host")
+    @classmethod
+    def _host_matches_capacity(
+        cls, host: HostConfig | None, info: ValidationInfo
+    ) -> HostConfig | None:
+        capacity = info.data.get("capacity")
+        if host is None or capacity is None:
+            return host
+        if host.target == "oci-vm" and capacity != "vm":
+            raise ValueError(
+                "target 'oci-vm' bootstraps the VMs this stack creates, but gpu-ci:capacity "
+                f"is {capacity!r}; set gpu-ci:capacity to 'vm', or use target 'ssh' or 'local'"
+            )
+        if host.target != "oci-vm" and capacity == "vm":
+            raise ValueError(
+                f"target {host.target!r} with gpu-ci:capacity 'vm': the VMs this stack "
+                "creates are bootstrapped with target 'oci-vm'; put other hosts in a stack "
+                "of their own"
+            )
+        return host
+
+    @field_validator("runner")
+    @classmethod
+    def _runner_has_a_host(
+        cls, runner: RunnerConfig | None, info: ValidationInfo
+    ) -> RunnerConfig | None:
+        if runner is None or "host" not in info.data:
+            return runner
+        host = info.data["host"]
+        if host is None:
+            raise ValueError(
+                "a runner is installed on a bootstrapped host: set gpu-ci:host "
+                "(target 'oci-vm' for this stack's VMs, or 'ssh')"
+            )
+        if host.target == "local":
+            raise ValueError(
+                "target 'local' is the machine running `pulumi up`, typically already a CI "
+                "runner; register runners on 'oci-vm' or 'ssh' hosts"
+            )
+        if runner.labels is None and host.target != "oci-vm":
+            raise ValueError(
+                "labels are required for an 'ssh' host (they default to the VM shape's "
+                "label, like oracle-vm-gpu-a10-1, only for 'oci-vm')"
+            )
+        return runner

@@ -1,0 +1,103 @@
+"""`gpu-ci:runner`: register each host as a GitHub Actions self-hosted runner.
+
+The runner authenticates as a GitHub App: the host mints a short-lived installation
+token and a just-in-time runner config before every job, so no registration token ever
+passes through config, state or logs. Only the App's private key travels, as a secret.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
+
+from stacks.config.base import ConfigModel
+
+_GITHUB_URL = re.compile(
+    r"^https://github\.com/(enterprises/[A-Za-z0-9_.-]+|[A-Za-z0-9-]+(/[A-Za-z0-9_.-]+)?)/?$"
+)
+_LABEL = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+
+RunnerScope = Literal["repository", "organization", "enterprise"]
+
+
+class GithubAppConfig(ConfigModel):
+    """The GitHub App installed on the repository, organization or enterprise."""
+
+    appId: int = Field(ge=1)
+    installationId: int = Field(ge=1)
+    privateKey: SecretStr = Field(
+        description="the App's PEM key: pulumi config set --secret --path "
+        "gpu-ci:runner.githubApp.privateKey < app.private-key.pem"
+    )
+
+    @field_validator("privateKey")
+    @classmethod
+    def _pem(cls, value: SecretStr) -> SecretStr:
+        text = value.get_secret_value()
+        if "PRIVATE KEY" not in text and not text.startswith("offline-placeholder:"):
+            raise ValueError(
+                "not a PEM private key (-----BEGIN RSA PRIVATE KEY-----); download it from "
+                "the App's settings page and set it with --secret"
+            )
+        return value
+
+
+class RunnerConfig(ConfigModel):
+    """Where the runners register, and how jobs find them."""
+
+    url: str = Field(
+        description="https://github.com/ORG/REPO, https://github.com/ORG or "
+        "https://github.com/enterprises/ENTERPRISE (as ARC's githubConfigUrl)"
+    )
+    labels: list[str] | None = Field(
+        None, description="default: derived from the VM shape, e.g. oracle-vm-gpu-a10-1"
+    )
+    group: str = Field("Default", min_length=1, max_length=100)
+    ephemeral: bool = Field(True, description="one job per runner, then a fresh one")
+    githubApp: GithubAppConfig
+
+    @field_validator("url")
+    @classmethod
+    def _github_url(cls, url: str) -> str:
+        if not _GITHUB_URL.match(url):
+            raise ValueError(
+                "not a GitHub URL of a repository, organization or enterprise "
+                "(https://github.com/ORG/REPO, https://github.com/ORG, "
+                "https://github.com/enterprises/NAME)"
+            )
+        return url.rstrip("/")
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: list[str] | None) -> list[str] | None:
+        if labels is None:
+            return None
+        if not labels:
+            raise ValueError("an empty list; omit labels to derive them from the shape")
+        bad = [label for label in labels if not re.match(_LABEL, label)]
+        if bad:
+            raise ValueError(f"labels may hold letters, digits, '.', '_' and '-': {bad}")
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"{labels} lists a label twice")
+        return labels
+
+    @property
+    def scope(self) -> RunnerScope:
+        path = self.url.removeprefix("https://github.com/")
+        if path.startswith("enterprises/"):
+            return "enterprise"
+        return "repository" if "/" in path else "organization"
+
+    @field_validator("group")
+    @classmethod
+    def _group_for_scope(cls, group: str, info: ValidationInfo) -> str:
+        url = info.data.get("url")
+        path = (url or "").removeprefix("https://github.com/")
+        if "/" in path and not path.startswith("enterprises/") and group != "Default":
+            raise ValueError(
+                "repository runners can only join the 'Default' group; register at the "
+                "organization (https://github.com/ORG) to use runner groups"
+            )
+        return group
