@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,6 +31,18 @@ _OCID_KIND = {
 _FILLED_AT_CREATE: dict[str, tuple[str, ...]] = {
     "oci:Core/computeCapacityReport:ComputeCapacityReport": ("shapeAvailabilities",),
 }
+
+
+_COMMANDS = ("command:remote:Command", "command:local:Command")
+_STEP_NAME = re.compile(r"^readonly GPU_CI_STEP='?([a-z0-9-]+)'?$", re.MULTILINE)
+
+
+def _command_result(inputs: dict[str, Any]) -> str:
+    """A host step's result line: the step named in its script, reporting a change."""
+    script = str(inputs.get("stdin") or inputs.get("create") or "")
+    match = _STEP_NAME.search(script)
+    step = match.group(1) if match else "reboot-wait"
+    return json.dumps({"step": step, "changed": True}) + "\n"
 
 
 def _digest(*parts: Any) -> str:
@@ -114,6 +127,9 @@ class FakeCloud:
             n = int(_digest(inputs.get("displayName"))[:4], 16)
             state["publicIp"] = f"203.0.113.{n % 250 + 1}"  # TEST-NET-3: never routable
             state["privateIp"] = f"10.0.1.{n % 250 + 2}"
+        if type_ in _COMMANDS:
+            state["stdout"] = _command_result(inputs)
+            state["stderr"] = ""
         if type_ == "oci:Core/computeCapacityReport:ComputeCapacityReport":
             state["shapeAvailabilities"] = [
                 {**s, "availabilityStatus": "AVAILABLE"}

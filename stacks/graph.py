@@ -45,18 +45,23 @@ def tags(cfg: StackConfig, ctx: StackContext) -> dict[str, str]:
 def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
     """Register every layer the config asks for; return their typed outputs."""
     outputs = StackOutputs()
+    capacity = None
     if cfg.capacity == "vm":
-        outputs.layers["capacity"] = _vm_capacity(cfg, ctx)
+        capacity = _vm_capacity(cfg, ctx)
+        outputs.layers["capacity"] = _vm_capacity_outputs(cfg, capacity)
+    if cfg.host is not None:
+        from stacks.host_layer import build_host_layer  # noqa: PLC0415
+
+        outputs.layers["host"] = build_host_layer(cfg, ctx, capacity)
     return outputs
 
 
 def _vm_capacity(cfg: StackConfig, ctx: StackContext) -> Any:
     # Imported per layer: provider SDKs are heavy, and a stack imports only what it uses.
     from components.vm_capacity import VmCapacity, VmCapacityArgs  # noqa: PLC0415
-    from stacks.outputs import vm_capacity_outputs  # noqa: PLC0415
 
     assert cfg.vm is not None and cfg.compartmentId is not None  # guaranteed by validation
-    capacity = VmCapacity(
+    return VmCapacity(
         "capacity",
         VmCapacityArgs(
             project=ctx.project,
@@ -68,6 +73,12 @@ def _vm_capacity(cfg: StackConfig, ctx: StackContext) -> Any:
             tags=tags(cfg, ctx),
         ),
     )
+
+
+def _vm_capacity_outputs(cfg: StackConfig, capacity: Any) -> Any:
+    from stacks.outputs import vm_capacity_outputs  # noqa: PLC0415
+
+    assert cfg.vm is not None
     return vm_capacity_outputs(
         shape=cfg.vm.shape,
         instance_ids=[i.instance_id for i in capacity.instances],

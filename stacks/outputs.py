@@ -57,3 +57,78 @@ def vm_capacity_outputs(
             "nsgId": nsg_id,
         },
     )
+
+
+class GpuRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int
+    name: str
+    uuid: str
+
+
+class HostRecord(BaseModel):
+    """One bootstrapped machine, as its verify step saw it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    driverVersion: str | None
+    gpus: list[GpuRecord]
+
+
+class RunnerRecord(BaseModel):
+    """One self-hosted runner service (ephemeral ones add a suffix per job)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    labels: list[str]
+
+
+class HostOutputs(BaseModel):
+    """Export `host`: where the bootstrap ran and what it installed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    target: Literal["oci-vm", "ssh", "local"]
+    cdi: bool
+    versions: dict[str, str]
+    hosts: list[HostRecord]
+    runners: list[RunnerRecord]
+
+
+def host_outputs(*, host: Any, hosts: list[Any], runners: list[Any]) -> Any:
+    """`host` is the validated HostConfig; `hosts` the GpuHost components."""
+    versions = host.versions
+    return _typed(
+        HostOutputs,
+        {
+            "target": host.target,
+            "cdi": host.cdi,
+            "versions": {
+                "driverBranch": versions.driverBranch,
+                "toolkit": versions.toolkit,
+                "nvkind": versions.nvkind.commit,
+            },
+        },
+        {
+            "hosts": pulumi.Output.all(
+                *[
+                    pulumi.Output.all(h.name_output, h.driver_version, h.gpus).apply(
+                        lambda v: {"name": v[0], "driverVersion": v[1], "gpus": v[2]}
+                    )
+                    for h in hosts
+                ]
+            ),
+            "runners": pulumi.Output.all(
+                *[
+                    pulumi.Output.all(r.runner_name, r.labels).apply(
+                        lambda v: {"name": v[0], "labels": v[1]}
+                    )
+                    for r in runners
+                ]
+            ),
+        },
+    )

@@ -33,6 +33,8 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
         "availabilityDomain",
         "shapeAvailabilities",
     ),
+    "command:remote:Command": ("triggers", "script=stdin"),
+    "command:local:Command": ("triggers", "script=stdin", "environment"),
 }
 _SKIP = {"compartmentId", "displayName", "freeformTags"}
 
@@ -85,6 +87,38 @@ def key_inputs(type_: str, inputs: dict[str, Any]) -> str:
     return "  ".join(parts[:_KEY_INPUTS])
 
 
+def _in_dependency_order(
+    kids: list[dict[str, Any]],
+    deps_of: dict[str, list[str]],
+    children: dict[str, list[dict[str, Any]]],
+) -> list[dict[str, Any]]:
+    """Siblings with each one after those it (or anything inside it) depends on, as they
+    run; ties by URN."""
+
+    def inside(urn: str) -> set[str]:
+        found = {urn}
+        for kid in children.get(urn, []):
+            found |= inside(kid["urn"])
+        return found
+
+    members = {r["urn"]: inside(r["urn"]) for r in kids}
+    needs = {
+        urn: {
+            other
+            for other, theirs in members.items()
+            if other != urn and any(set(deps_of.get(m, [])) & theirs for m in mine)
+        }
+        for urn, mine in members.items()
+    }
+    pending = {r["urn"]: r for r in kids}
+    ordered: list[dict[str, Any]] = []
+    while pending:
+        ready = [u for u in sorted(pending) if not needs[u] & set(pending)]
+        urn = ready[0] if ready else sorted(pending)[0]  # a cycle cannot happen; be safe
+        ordered.append(pending.pop(urn))
+    return ordered
+
+
 def render_tree(snap: Snapshot) -> str:
     resources = snap["resources"]
     by_urn = {r["urn"]: r for r in resources}
@@ -96,7 +130,7 @@ def render_tree(snap: Snapshot) -> str:
     lines = [f"{snap['project']}/{snap['stack']}: {len(resources)} resources (offline plan)"]
 
     def walk(parent: str, prefix: str) -> None:
-        kids = children.get(parent, [])
+        kids = _in_dependency_order(children.get(parent, []), deps_of, children)
         for i, r in enumerate(kids):
             last = i == len(kids) - 1
             lines.append(f"{prefix}{'└─ ' if last else '├─ '}{r['type']}  {r['name']}")

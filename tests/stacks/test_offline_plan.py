@@ -31,17 +31,36 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     out = done.stdout
-    assert out.startswith("gpu-ci/dev: 16 resources (offline plan)\n")
+    assert out.startswith("gpu-ci/dev: 29 resources (offline plan)\n")
     for line in (
-        "└─ gpu-ci:capacity:VmCapacity  capacity",
-        "├─ gpu-ci:capacity:OciGpuInstance  gpu-vm-0",
+        "├─ gpu-ci:capacity:VmCapacity  capacity",
+        "└─ gpu-ci:capacity:OciGpuInstance  gpu-vm-0",
         "depends on: network, placement",
         "└─ oci:Core/instance:Instance  gpu-vm-0",
         "shape=VM.GPU.A10.1  availabilityDomain=[unknown]",
         "direction=INGRESS  protocol=6  source=198.51.100.0/24  port=22",
         "depends on: network-egress-only, network-routes, network-vcn",
+        "├─ gpu-ci:host:GpuHost  host-0",
+        "└─ gpu-ci:host:GithubRunner  host-0-runner",
+        "depends on: gpu-vm-0, host-0-verify",
     ):
         assert line in out
+    # Steps print in the order they run.
+    steps = [line.split("  ")[-1] for line in out.splitlines() if "Command  host-0-" in line]
+    assert steps == [
+        "host-0-cloud-init",
+        "host-0-nvidia-driver",
+        "host-0-reboot-wait",
+        "host-0-docker",
+        "host-0-container-toolkit",
+        "host-0-toolkit-config",
+        "host-0-inotify",
+        "host-0-tools",
+        "host-0-verify",
+        "host-0-runner-github-app-key",
+        "host-0-runner-github-runner",
+    ]
+    assert "script=[secret]" in out  # the App key fed to github-app-key
     mermaid = (tmp_path / "g.mmd").read_text()
     assert mermaid.startswith("flowchart TD\n")
 
@@ -118,7 +137,7 @@ def test_secure_values_are_read_as_secret_keys(tmp_path: Path) -> None:
     )
     root = _project(tmp_path, secured)
     stack_file = read_stack_file(root, "bad")
-    assert stack_file.secret_keys == {"gpu-ci:owner"}
+    assert stack_file.secret_keys == {"gpu-ci:owner", "gpu-ci:runner"}
     assert "c2VjcmV0LW93bmVy" not in json.dumps(stack_file.config)
     with pytest.raises(pulumi.RunError, match=r"gpu-ci:owner: is stored as a secret"):
         plan_stack("bad", root)

@@ -1,0 +1,121 @@
+"""GithubRunner: a bootstrapped host registered as a GitHub Actions self-hosted runner.
+
+Two steps after the host's last bootstrap step:
+- `github-app-key` writes the GitHub App's private key to a 0600 file. Its script runs as
+  `bash -c <script>` and the key arrives on stdin, a secret input: it is in no script,
+  no log and no plain-text state. Destroy removes the file.
+- `github-runner` installs the pinned runner and its systemd service, which mints a fresh
+  just-in-time config from the App before every job. Destroy stops and deregisters it;
+  a changed trigger removes the old runner BEFORE installing the new one
+  (`delete_before_replace`), so two services never share the host.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+import pulumi
+import pulumi_command as command
+from pydantic import SecretStr
+
+from components.base import ComponentArgs, PulumiInput, child
+from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep, chained
+from components.host.params import (
+    GithubAppKeyParams,
+    GithubRunnerParams,
+    GithubRunnerRemoveParams,
+    Step,
+)
+from components.host.render import render_script
+
+
+def runner_steps(
+    runner: GithubRunnerParams, key: GithubAppKeyParams, after: str
+) -> list[PlannedStep]:
+    """The key and runner steps, chained after the host's last bootstrap trigger."""
+    key_script = render_script(Step.GITHUB_APP_KEY, key)
+    runner_script = render_script(Step.GITHUB_RUNNER, runner)
+    return chained(
+        [
+            PlannedStep(
+                str(Step.GITHUB_APP_KEY),
+                "host",
+                key_script,
+                f"bash -c {shlex.quote(key_script)}",
+                {"app": str(runner.app_id)},
+            ),
+            PlannedStep(
+                str(Step.GITHUB_RUNNER),
+                "host",
+                runner_script,
+                RUN_STDIN_SCRIPT,
+                {"actions-runner": runner.runner_version},
+            ),
+        ],
+        after=after,
+    )
+
+
+class GithubRunnerArgs(ComponentArgs):
+    connection: Any
+    """`remote.ConnectionArgs` of the host."""
+    identity: PulumiInput
+    runner: GithubRunnerParams
+    key: GithubAppKeyParams
+    app_private_key: SecretStr
+    after_trigger: str
+    """The trigger of the host's last bootstrap step: a re-bootstrap re-installs the runner."""
+    depends_on: list[pulumi.Resource]
+
+
+class GithubRunner(pulumi.ComponentResource):
+    """A self-hosted runner service on a host, registered through a GitHub App."""
+
+    runner_name: pulumi.Output[Any]
+    labels: pulumi.Output[Any]
+
+    def __init__(
+        self, name: str, args: GithubRunnerArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpu-ci:host:GithubRunner", name, None, opts)
+        key_step, runner_step = runner_steps(args.runner, args.key, args.after_trigger)
+        key_file = shlex.quote(args.key.key_file)
+        app_key = command.remote.Command(
+            f"{name}-{key_step.name}",
+            connection=args.connection,
+            create=key_step.command,
+            stdin=pulumi.Output.secret(args.app_private_key.get_secret_value()),
+            delete=(
+                f'if [ "$(id -u)" -eq 0 ]; then rm -f {key_file}; else sudo -n rm -f {key_file}; fi'
+            ),
+            triggers=[key_step.trigger, args.identity],
+            logging=command.remote.Logging.STDERR,
+            opts=child(
+                self, depends_on=args.depends_on, additional_secret_outputs=["stdin", "stdout"]
+            ),
+        )
+        remove = render_script(
+            Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams.for_runner(args.runner)
+        )
+        service = command.remote.Command(
+            f"{name}-{runner_step.name}",
+            connection=args.connection,
+            create=runner_step.command,
+            stdin=runner_step.script,
+            delete=f"bash -c {shlex.quote(remove)}",
+            triggers=[runner_step.trigger, args.identity],
+            opts=child(self, depends_on=[app_key], delete_before_replace=True),
+        )
+        self.service = service
+        self.runner_name = pulumi.Output.from_input(args.runner.runner_name)
+        self.labels = pulumi.Output.from_input(list(args.runner.runner_labels))
+        self.register_outputs(
+            {
+                "runnerName": self.runner_name,
+                "labels": self.labels,
+                "group": args.runner.runner_group,
+                "githubUrl": args.runner.github_url,
+                "ephemeral": args.runner.ephemeral,
+            }
+        )

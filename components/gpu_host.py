@@ -1,0 +1,121 @@
+"""GpuHost: the bootstrap steps of one host, each its own pulumi-command resource.
+
+Steps run in order (each depends on the one before) and re-run when their trigger
+changes (see `components/host/chain.py`). A step's script travels on stdin, so the
+command line stays short and the script is stored (and diffed) in state as an input.
+Steps on the host go over SSH (`remote.Command`); on the `local` target, and for the
+reboot wait, they run where `pulumi up` runs (`local.Command`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_command as command
+from pydantic import Field
+
+from components.base import ComponentArgs, InputError, PulumiInput, child
+from components.host.chain import REBOOT_WAIT, PlannedStep
+from components.host.params import Step
+from components.host.result import StepResult, StepResultError, parse_result
+
+REBOOT_DOWN_TIMEOUT = 300
+REBOOT_UP_TIMEOUT = 900
+
+
+class GpuHostArgs(ComponentArgs):
+    connection: Any | None = None
+    """`remote.ConnectionArgs`; None runs every step on the deployer (the `local` target)."""
+    ssh_address: PulumiInput = None
+    ssh_port: int = 22
+    identity: PulumiInput
+    """What names the machine (instance id, user@host:port): a new machine re-runs all."""
+    steps: list[PlannedStep]
+    depends_on: list[pulumi.Resource] = Field(default_factory=list)
+
+
+def _verify_result(stdout: str) -> StepResult:
+    try:
+        return parse_result(stdout, str(Step.VERIFY))
+    except StepResultError as err:
+        raise InputError(f"host step verify: {err}") from None
+
+
+class GpuHost(pulumi.ComponentResource):
+    """A GPU container host: driver, Docker, NVIDIA toolkit, kind tools, verified."""
+
+    name_output: pulumi.Output[str]
+    steps: dict[str, pulumi.CustomResource]
+    last: pulumi.CustomResource
+    driver_version: pulumi.Output[Any]
+    gpus: pulumi.Output[Any]
+
+    def __init__(
+        self, name: str, args: GpuHostArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpu-ci:host:GpuHost", name, None, opts)
+        self.name_output = pulumi.Output.from_input(name)
+        self.steps = {}
+        previous: list[pulumi.Resource] = list(args.depends_on)
+        for step in args.steps:
+            resource = self._register(name, step, args, previous)
+            self.steps[step.name] = resource
+            previous = [resource]
+        self.last = previous[0]  # type: ignore[assignment]
+        verify = self.steps[str(Step.VERIFY)]
+        result = verify.stdout.apply(_verify_result)  # type: ignore[attr-defined]
+        self.driver_version = result.apply(lambda r: r.driverVersion)
+        self.gpus = result.apply(lambda r: [g.model_dump() for g in r.gpus])
+        self.register_outputs(
+            {
+                "driverVersion": self.driver_version,
+                "gpus": self.gpus,
+                "triggers": {step.name: step.trigger for step in args.steps},
+            }
+        )
+
+    def _register(
+        self,
+        name: str,
+        step: PlannedStep,
+        args: GpuHostArgs,
+        after: list[pulumi.Resource],
+    ) -> pulumi.CustomResource:
+        opts = child(self, depends_on=after)
+        triggers = [step.trigger, args.identity]
+        if step.name == REBOOT_WAIT:
+            driver = self.steps[str(Step.NVIDIA_DRIVER)]
+            wait: pulumi.CustomResource = command.local.Command(
+                f"{name}-{step.name}",
+                create=step.command,
+                stdin=step.script,
+                environment={
+                    "GPU_CI_HOST": args.ssh_address,
+                    "GPU_CI_PORT": str(args.ssh_port),
+                    "GPU_CI_DRIVER_RESULT": driver.stdout,  # type: ignore[attr-defined]
+                    "GPU_CI_DOWN_TIMEOUT": str(REBOOT_DOWN_TIMEOUT),
+                    "GPU_CI_UP_TIMEOUT": str(REBOOT_UP_TIMEOUT),
+                },
+                triggers=triggers,
+                opts=opts,
+            )
+            return wait
+        if args.connection is None:
+            local: pulumi.CustomResource = command.local.Command(
+                f"{name}-{step.name}",
+                create=step.command,
+                stdin=step.script,
+                triggers=triggers,
+                opts=opts,
+            )
+            return local
+        remote: pulumi.CustomResource = command.remote.Command(
+            f"{name}-{step.name}",
+            connection=args.connection,
+            create=step.command,
+            stdin=step.script,
+            triggers=triggers,
+            opts=opts,
+        )
+        return remote
