@@ -1,0 +1,12 @@
+"""The platform layer: a resolved recipe deployed onto a Kubernetes cluster.
+
+- `recipe_releases`: RecipeReleases (`gpu-ci:platform:RecipeReleases`), one Helm release per
+  component in deployment order, namespaces, manifests, runtime patches and checks;
+  `plan_platform` computes the same plan without Pulumi.
+- `overrides`: PlatformOverrides, stack config's `comp:path=val` / `comp:enabled=false`.
+- `runtime_patch`: the Kubeflow Trainer runtimeClassName + /dev/shm hotfix as SSA patches.
+- `smoke_check`: deployment checks as Jobs (GPU smoke Job, expected resources).
+- `manifests`: a component's manifest files parsed into objects.
+
+Importing this package registers nothing; resources exist only once a component is built.
+"""

@@ -1,0 +1,194 @@
+"""Per-component platform overrides from stack config: values to set, components to skip.
+
+Two spellings, one model:
+
+- aicr's `bundle --set` form, a list of strings::
+
+      - gpu-operator:driver.enabled=true
+      - gpu-operator:devicePlugin.config.name=my-config
+      - kubeflow-trainer:enabled=false
+
+  `PATH` is a dotted Helm values path (`\\.` keeps a dot inside a key, e.g.
+  `nodeSelector.nvidia\\.com/gpu\\.present=true`); `VALUE` is typed as Helm's `--set` types
+  it: `true`/`false` are booleans, `null` is null, a plain integer is an int, anything else
+  is a string. `COMPONENT:enabled=BOOL` is aicr's switch, not a Helm value.
+
+- a structured map, for values `--set` cannot spell (lists, maps, strings like "true")::
+
+      gpu-operator:
+        values: {devicePlugin: {config: {name: my-config}}}
+      kubeflow-trainer:
+        enabled: false
+
+Every error names the override and the component, with a did-you-mean for a misspelt
+component; `check` compares the overrides with the recipe they are applied to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from recipes.merge import deep_merge
+from recipes.result import RecipeResult
+from stacks.errors import GpuCiError, did_you_mean
+
+ENABLED = "enabled"
+_INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
+_SPLIT = re.compile(r"(?<!\\)\.")
+
+
+class PlatformError(GpuCiError):
+    """A platform override, manifest or runtime table problem the user can fix."""
+
+
+class ComponentOverride(BaseModel):
+    """What stack config changes about one component."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool | None = None
+    """False skips the component; None (unset) or True keeps the recipe's choice."""
+    values: dict[str, Any] = Field(default_factory=dict)
+    """Helm values deep-merged over the component's hydrated values."""
+
+
+class PlatformOverrides(BaseModel):
+    """Overrides by component name (components not named are deployed as the recipe says)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    components: dict[str, ComponentOverride] = Field(default_factory=dict)
+
+    # -- parsing ---------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, raw: Any) -> PlatformOverrides:
+        """Overrides from stack config: None, a list of `--set` strings, or a map."""
+        if raw is None:
+            return cls()
+        if isinstance(raw, list | tuple):
+            return cls.from_set(raw)
+        if isinstance(raw, Mapping):
+            return cls.from_mapping(raw)
+        raise PlatformError(
+            "platform overrides: expected a list of COMPONENT:PATH=VALUE strings or a map "
+            f"of components, got {type(raw).__name__}"
+        )
+
+    @classmethod
+    def from_set(cls, items: Iterable[Any]) -> PlatformOverrides:
+        """aicr `--set comp:path=val` strings, applied in order (a later one wins)."""
+        found: dict[str, ComponentOverride] = {}
+        for item in items:
+            component, path, value = _split_set(item)
+            old = found.get(component, ComponentOverride())
+            if path == [ENABLED]:
+                found[component] = old.model_copy(update={"enabled": _switch(item, value)})
+            else:
+                nested: Any = _typed(value)
+                for key in reversed(path):
+                    nested = {key: nested}
+                merged = deep_merge(old.values, nested)
+                found[component] = old.model_copy(update={"values": merged})
+        return cls(components=found)
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[Any, Any]) -> PlatformOverrides:
+        """`{component: {enabled: bool, values: {...}}}`."""
+        found: dict[str, ComponentOverride] = {}
+        for name, body in raw.items():
+            where = f"platform override {name!r}"
+            if not isinstance(body, Mapping):
+                raise PlatformError(f"{where}: expected a map with `enabled` and/or `values`")
+            unknown = [k for k in body if k not in ComponentOverride.model_fields]
+            if unknown:
+                hint = did_you_mean(str(unknown[0]), ComponentOverride.model_fields)
+                tail = f" (did you mean {hint!r}?)" if hint else ""
+                raise PlatformError(
+                    f"{where}: unknown field {unknown[0]!r}{tail}; fields: enabled, values"
+                )
+            try:
+                found[str(name)] = ComponentOverride.model_validate(dict(body))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                field = ".".join(str(p) for p in first["loc"])
+                raise PlatformError(f"{where}: {field}: {first['msg']}") from None
+        return cls(components=found)
+
+    # -- use -------------------------------------------------------------------------------
+    def is_enabled(self, component: str) -> bool:
+        """False when stack config disables `component`."""
+        found = self.components.get(component)
+        return found is None or found.enabled is not False
+
+    def values_for(self, component: str) -> dict[str, Any]:
+        """The values stack config sets for `component` (a fresh dict)."""
+        found = self.components.get(component)
+        return deep_merge({}, found.values) if found else {}
+
+    def check(self, recipe: RecipeResult) -> None:
+        """Fail on an override for a component the recipe does not deploy."""
+        enabled = [c.name for c in recipe.componentRefs]
+        disabled = list(recipe.metadata.disabledComponents)
+        for name, found in self.components.items():
+            if name in enabled:
+                continue
+            if name in disabled:
+                if found.enabled is False and not found.values:
+                    continue  # disabling what the recipe already disables is harmless
+                raise PlatformError(
+                    f"platform override {name!r}: the recipe disables this component "
+                    "(overrides.enabled: false in its overlay), so stack config cannot "
+                    "enable or configure it; enable it in the catalog overlay instead"
+                )
+            hint = did_you_mean(name, enabled + disabled)
+            tail = (
+                f" (did you mean {hint!r}?)"
+                if hint
+                else f"; components: {', '.join(sorted(enabled)) or 'none'}"
+            )
+            raise PlatformError(
+                f"platform override {name!r}: component is not in the recipe "
+                f"{'/'.join(recipe.metadata.appliedOverlays) or '(base)'}{tail}"
+            )
+
+
+def _split_set(item: Any) -> tuple[str, list[str], str]:
+    text = str(item)
+    usage = f"platform override {text!r}: expected COMPONENT:PATH=VALUE"
+    component, colon, rest = text.partition(":")
+    path_text, equals, value = rest.partition("=")
+    component = component.strip()
+    if not colon or not equals or not component:
+        raise PlatformError(f"{usage} (e.g. gpu-operator:driver.enabled=false)")
+    path = [p.replace("\\.", ".") for p in _SPLIT.split(path_text.strip())]
+    if any(not p for p in path):
+        raise PlatformError(f"{usage}: empty key in values path {path_text!r}")
+    if any("[" in p for p in path):
+        raise PlatformError(
+            f"{usage}: list indexes are not supported in a --set path; "
+            "use the map form {component: {values: ...}} for lists"
+        )
+    return component, path, value
+
+
+def _switch(item: Any, value: str) -> bool:
+    if value not in ("true", "false"):
+        raise PlatformError(
+            f"platform override {str(item)!r}: `enabled` takes true or false, got {value!r}"
+        )
+    return value == "true"
+
+
+def _typed(value: str) -> Any:
+    """Helm `--set` typing: booleans, null and plain integers; everything else a string."""
+    if value in ("true", "false"):
+        return value == "true"
+    if value == "null":
+        return None
+    if _INT.match(value):
+        return int(value)
+    return value

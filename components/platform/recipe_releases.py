@@ -1,0 +1,380 @@
+"""RecipeReleases: the platform layer, a resolved recipe deployed onto a cluster.
+
+For each enabled component, in the recipe's deployment order:
+- its namespace (one `Namespace` per distinct namespace; the GPU operator's is labelled
+  `pod-security.kubernetes.io/enforce=privileged`, its DaemonSets mount host paths);
+- one `helm.v3.Release` named after the component, with the hydrated values
+  (`recipes.component_values`) plus stack-config overrides; `https://` sources become the
+  release's repository, `oci://` sources are prefixed to the chart name;
+- its `manifestFiles` as one resource per object, applied after its release (a component
+  with manifests and no chart, like `gpu-time-slicing`, is manifest-only);
+- `depends_on` edges following `dependencyRefs`: a component waits for its dependencies'
+  releases and manifests.
+
+Then, when the host configuration needs it (`runtime_class_patch`), one SSA patch per
+ClusterTrainingRuntime the Trainer chart installs (`runtime_patch.py`), after the Trainer
+release (whose post-install hook creates the runtimes), and finally the deployment checks
+(`smoke_check.py`) after everything else.
+
+Stack config can disable components and override values (`overrides.py`). A component the
+overrides disable is left out like one the recipe disables: dependencies on it are dropped
+(the resolver's rule for `overrides.enabled: false`).
+
+`plan_platform` computes all of this without Pulumi, so it can be inspected and tested; the
+component only turns the plan into resources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import Field
+
+from components.base import ComponentArgs, child
+from components.platform.manifests import ManifestObject, load_manifests
+from components.platform.overrides import ENABLED, PlatformError, PlatformOverrides
+from components.platform.runtime_patch import (
+    TRAINER_COMPONENT,
+    runtime_patches,
+    values_digest,
+)
+from components.platform.smoke_check import (
+    CheckPlan,
+    DeploymentChecks,
+    DeploymentChecksArgs,
+    plan_checks,
+)
+from recipes.catalog import Catalog
+from recipes.merge import deep_merge
+from recipes.model import ComponentRef
+from recipes.result import RecipeResult
+from recipes.values import component_values
+
+PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
+PRIVILEGED_COMPONENTS = frozenset({"gpu-operator"})
+"""Components whose namespace must admit privileged pods (host paths, privileged DaemonSets)."""
+BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}
+
+
+@dataclass(frozen=True)
+class ComponentPlan:
+    """One component as it will be deployed."""
+
+    name: str
+    namespace: str
+    chart: str | None
+    """The chart reference for the release; None for a manifest-only component."""
+    repository: str | None
+    """The https chart repository; None for oci:// charts and manifest-only components."""
+    version: str
+    values: dict[str, Any]
+    manifests: tuple[ManifestObject, ...]
+    depends_on: tuple[str, ...]
+    """Enabled components (by name) this one waits for."""
+
+
+@dataclass(frozen=True)
+class PlatformPlan:
+    """Everything RecipeReleases will create, in order."""
+
+    components: tuple[ComponentPlan, ...]
+    disabled: tuple[str, ...]
+    namespaces: dict[str, bool]
+    """Namespace name -> whether it is labelled privileged."""
+    runtime_patches: tuple[dict[str, Any], ...]
+    checks: CheckPlan
+    revision: str
+    """A digest of charts, versions, values, manifests and patches (re-runs the checks)."""
+    trainer_version: str | None = None
+    by_name: dict[str, ComponentPlan] = field(default_factory=dict)
+
+
+def chart_source(ref: ComponentRef) -> tuple[str | None, str | None]:
+    """(chart, repository) for a Helm release of `ref`; (None, None) when it has no chart."""
+    if ref.type == "Kustomize":
+        raise PlatformError(
+            f"{ref.name}: Kustomize components are not supported; use a Helm chart or manifestFiles"
+        )
+    if not ref.chart:
+        if not ref.manifestFiles:
+            raise PlatformError(f"{ref.name}: the recipe gives neither a chart nor manifestFiles")
+        return None, None
+    if not ref.version:
+        raise PlatformError(
+            f"{ref.name}: chart {ref.chart} has no version; pin one in the overlay or registry"
+        )
+    chart = ref.chart.rsplit("/", 1)[-1]
+    source = ref.source.rstrip("/")
+    if source.startswith("oci://"):
+        return f"{source}/{chart}", None
+    if source.startswith("https://"):
+        return chart, source
+    raise PlatformError(
+        f"{ref.name}: chart source {ref.source or '(none)'!r} must be an https:// repository "
+        "or an oci:// registry"
+    )
+
+
+def _values(
+    catalog: Catalog, recipe: RecipeResult, ref: ComponentRef, extra: dict[str, Any]
+) -> dict[str, Any]:
+    values = component_values(catalog, recipe, ref.name)
+    if isinstance(values.get(ENABLED), bool):
+        del values[ENABLED]  # aicr's component switch, not a Helm value
+    return deep_merge(values, extra)
+
+
+def plan_platform(
+    catalog: Catalog,
+    recipe: RecipeResult,
+    overrides: PlatformOverrides | None = None,
+    *,
+    runtime_class_patch: bool = False,
+) -> PlatformPlan:
+    """The deployable plan for `recipe` with stack-config `overrides` applied."""
+    overrides = overrides or PlatformOverrides()
+    overrides.check(recipe)
+    refs = {c.name: c for c in recipe.componentRefs}
+    order = [n for n in recipe.deploymentOrder if n in refs]
+    enabled = [n for n in order if overrides.is_enabled(n)]
+    disabled = [*recipe.metadata.disabledComponents, *(n for n in order if n not in enabled)]
+    plans: list[ComponentPlan] = []
+    for name in enabled:
+        ref = refs[name]
+        chart, repository = chart_source(ref)
+        extra = overrides.values_for(name)
+        if chart is None and extra:
+            raise PlatformError(
+                f"platform override {name!r}: the component is manifest-only (no chart), "
+                "so it takes no Helm values"
+            )
+        plans.append(
+            ComponentPlan(
+                name=name,
+                namespace=ref.namespace,
+                chart=chart,
+                repository=repository,
+                version=ref.version if chart else "",
+                values=_values(catalog, recipe, ref, extra) if chart else {},
+                manifests=tuple(load_manifests(catalog, ref)),
+                depends_on=tuple(d for d in ref.dependencyRefs if d in enabled),
+            )
+        )
+    namespaces: dict[str, bool] = {}
+    for plan in plans:
+        if plan.namespace and plan.namespace not in BUILTIN_NAMESPACES:
+            privileged = plan.name in PRIVILEGED_COMPONENTS
+            namespaces[plan.namespace] = namespaces.get(plan.namespace, False) or privileged
+    by_name = {p.name: p for p in plans}
+    trainer = by_name.get(TRAINER_COMPONENT)
+    patches: list[dict[str, Any]] = []
+    if runtime_class_patch and trainer is not None and trainer.chart is not None:
+        patches = runtime_patches(trainer.version, trainer.values)
+    deployed = [refs[p.name] for p in plans]
+    revision = values_digest(
+        {
+            "components": [
+                [p.name, p.chart, p.repository, p.version, p.values, [m.obj for m in p.manifests]]
+                for p in plans
+            ],
+            "patches": patches,
+        }
+    )
+    return PlatformPlan(
+        components=tuple(plans),
+        disabled=tuple(disabled),
+        namespaces=namespaces,
+        runtime_patches=tuple(patches),
+        checks=plan_checks(recipe, deployed),
+        revision=revision,
+        trainer_version=trainer.version if trainer else None,
+        by_name=by_name,
+    )
+
+
+class RecipeReleasesArgs(ComponentArgs):
+    """Inputs of the platform layer."""
+
+    provider: k8s.Provider
+    """The cluster to deploy to (every child uses it)."""
+    catalog: Catalog
+    """The catalog the recipe was resolved from (values files and manifests)."""
+    recipe: RecipeResult
+    overrides: PlatformOverrides = Field(default_factory=PlatformOverrides)
+    runtime_class_patch: bool = False
+    """Patch every Trainer runtime with runtimeClassName nvidia and /dev/shm (host decides)."""
+    deployment_checks: bool = True
+    """Run the recipe's deployment checks (GPU smoke Job, expected resources) after deploy."""
+    release_timeout_s: int = Field(default=900, ge=60, le=3600)
+    check_timeout_s: int = Field(default=600, ge=60, le=3600)
+
+
+class RecipeReleases(pulumi.ComponentResource):
+    """A recipe's components as Helm releases and manifests, patched and checked."""
+
+    plan: PlatformPlan
+    namespaces: dict[str, k8s.core.v1.Namespace]
+    releases: dict[str, k8s.helm.v3.Release]
+    manifests: dict[str, list[pulumi.CustomResource]]
+    runtime_patches: dict[str, k8s.apiextensions.CustomResourcePatch]
+    checks: DeploymentChecks | None
+    release_status: pulumi.Output[dict[str, dict[str, Any]]]
+    check_results: pulumi.Output[dict[str, dict[str, Any]]]
+
+    def __init__(
+        self, name: str, args: RecipeReleasesArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpu-ci:platform:RecipeReleases", name, None, opts)
+        self.plan = plan = plan_platform(
+            args.catalog,
+            args.recipe,
+            args.overrides,
+            runtime_class_patch=args.runtime_class_patch,
+        )
+        provider = args.provider
+        self.namespaces = {
+            ns: k8s.core.v1.Namespace(
+                f"{name}-ns-{ns}",
+                metadata={
+                    "name": ns,
+                    "labels": {
+                        **MANAGED_LABELS,
+                        **({PSA_ENFORCE: "privileged"} if privileged else {}),
+                    },
+                },
+                opts=child(self, provider=provider),
+            )
+            for ns, privileged in plan.namespaces.items()
+        }
+        self.releases = {}
+        self.manifests = {}
+        done: dict[str, list[pulumi.Resource]] = {}
+        for comp in plan.components:
+            after: list[pulumi.Resource] = [r for d in comp.depends_on for r in done[d]]
+            if comp.namespace in self.namespaces:
+                after.insert(0, self.namespaces[comp.namespace])
+            created: list[pulumi.Resource] = []
+            if comp.chart is not None:
+                release = self._release(name, comp, provider, after, args.release_timeout_s)
+                self.releases[comp.name] = release
+                created.append(release)
+                after = [release]
+            objects = [self._manifest(name, m, provider, after) for m in comp.manifests]
+            self.manifests[comp.name] = objects
+            done[comp.name] = [*created, *objects]
+        self.runtime_patches = self._patches(name, provider)
+        everything = [r for rs in done.values() for r in rs] + list(self.runtime_patches.values())
+        self.checks = None
+        self.check_results = pulumi.Output.from_input({})
+        if args.deployment_checks:
+            self.checks = DeploymentChecks(
+                f"{name}-checks",
+                DeploymentChecksArgs(
+                    provider=provider,
+                    plan=plan.checks,
+                    revision=plan.revision,
+                    timeout_s=args.check_timeout_s,
+                    after=everything,
+                ),
+                opts=child(self, depends_on=everything),
+            )
+            self.check_results = self.checks.results
+        self.release_status = _statuses(plan, self.releases)
+        self.register_outputs(
+            {
+                "deploymentOrder": [c.name for c in plan.components],
+                "disabled": list(plan.disabled),
+                "namespaces": list(plan.namespaces),
+                "releases": self.release_status,
+                "runtimePatches": list(self.runtime_patches),
+                "checks": self.check_results,
+                "checksNotRun": plan.checks.not_run,
+            }
+        )
+
+    def _release(
+        self,
+        name: str,
+        comp: ComponentPlan,
+        provider: k8s.Provider,
+        after: list[pulumi.Resource],
+        timeout_s: int,
+    ) -> k8s.helm.v3.Release:
+        repository = (
+            k8s.helm.v3.RepositoryOptsArgs(repo=comp.repository) if comp.repository else None
+        )
+        return k8s.helm.v3.Release(
+            f"{name}-{comp.name}",
+            name=comp.name,
+            chart=comp.chart,
+            version=comp.version,
+            repository_opts=repository,
+            namespace=comp.namespace,
+            values=comp.values,
+            timeout=timeout_s,
+            wait_for_jobs=True,
+            max_history=10,
+            opts=child(self, provider=provider, depends_on=after),
+        )
+
+    def _manifest(
+        self,
+        name: str,
+        obj: ManifestObject,
+        provider: k8s.Provider,
+        after: list[pulumi.Resource],
+    ) -> pulumi.CustomResource:
+        ident = f"{obj.kind.lower()}-{obj.name}"
+        return pulumi.CustomResource(
+            obj.type_token,
+            f"{name}-{obj.component}-{ident}",
+            dict(obj.obj),
+            child(self, provider=provider, depends_on=after),
+        )
+
+    def _patches(
+        self, name: str, provider: k8s.Provider
+    ) -> dict[str, k8s.apiextensions.CustomResourcePatch]:
+        trainer = self.releases.get(TRAINER_COMPONENT)
+        patches: dict[str, k8s.apiextensions.CustomResourcePatch] = {}
+        if trainer is None:
+            return patches
+        trainer_after = [trainer, *self.manifests.get(TRAINER_COMPONENT, [])]
+        for patch in self.plan.runtime_patches:
+            runtime = patch["metadata"]["name"]
+            patches[runtime] = k8s.apiextensions.CustomResourcePatch(
+                f"{name}-runtime-{runtime}",
+                api_version=patch["apiVersion"],
+                kind=patch["kind"],
+                metadata=patch["metadata"],
+                spec=patch["spec"],
+                opts=child(self, provider=provider, depends_on=trainer_after),
+            )
+        return patches
+
+
+def _statuses(
+    plan: PlatformPlan, releases: Mapping[str, k8s.helm.v3.Release]
+) -> pulumi.Output[dict[str, dict[str, Any]]]:
+    names = list(releases)
+
+    def shape(statuses: list[Any]) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for comp_name, status in zip(names, statuses, strict=True):
+            comp = plan.by_name[comp_name]
+            out[comp_name] = {
+                "name": getattr(status, "name", None) or comp_name,
+                "namespace": getattr(status, "namespace", None) or comp.namespace,
+                "chart": comp.chart,
+                "version": getattr(status, "version", None) or comp.version,
+                "status": getattr(status, "status", None),
+                "revision": getattr(status, "revision", None),
+            }
+        return out
+
+    return pulumi.Output.all(*[releases[n].status for n in names]).apply(shape)
