@@ -33,8 +33,11 @@ STUBBED = (
     "getent",
     "gpg",
     "id",
+    "kind",
+    "kubectl",
     "nvidia-ctk",
     "nvidia-smi",
+    "nvkind",
     "openssl",
     "reboot",
     "sleep",
@@ -180,6 +183,27 @@ class Sandbox:
     def user(self, name: str) -> None:
         """`name` exists on the host (for `id -u`)."""
         self.put(f"user-{name}")
+
+    def kind_cluster(self, name: str, content: str = "") -> None:
+        """A kind cluster `name` exists (as `kind get clusters` lists it)."""
+        self.put(f"kind-clusters/{name}", content)
+
+    def kind_clusters(self) -> list[str]:
+        path = self.state / "kind-clusters"
+        return sorted(p.name for p in path.iterdir()) if path.exists() else []
+
+    def kube_nodes(self, *frames: str) -> None:
+        """`kubectl get nodes` answers: frame i on the i-th call, the last one after.
+
+        A frame is lines of `name|Ready status|gpu.present label|allocatable GPUs`.
+        """
+        for i, frame in enumerate(frames, start=1):
+            self.put(f"kubectl/nodes.{i}", frame)
+        self.put("kubectl/nodes", frames[-1])
+
+    def kube_pods(self, *pods: str) -> None:
+        """`kubectl get pods -A` answers with `namespace/name|phase` lines."""
+        self.put("kubectl/pods", "".join(f"{pod}\n" for pod in pods))
 
     # --- running ---------------------------------------------------------------
     def params(self, model: type[P], **values: Any) -> P:

@@ -19,6 +19,7 @@ take() {
 
 case "$name" in
   sudo)
+    [ "${1:-}" != -n ] || shift
     exec "$@"
     ;;
   sleep)
@@ -271,6 +272,134 @@ case "$name" in
       "$status" "$status"
     [ "$code" -eq 0 ] || echo "Error: cloud-init module failed: scripts_user" >&2
     exit "$code"
+    ;;
+  kind | nvkind)
+    # Clusters are state/kind-clusters/<name> (the node image and config they were created
+    # with). Faults: state/nvkind-create-fail, state/print-gpus-fail, state/kind-delete-fail,
+    # state/kind-fail (their content goes to stderr). print-gpus lists state/gpus as one node's GPUs,
+    # or prints state/print-gpus when it exists.
+    cluster=""
+    template=""
+    image=""
+    kubeconfig=""
+    prev=""
+    for arg in "$@"; do
+      case "$prev" in
+        --name) cluster="$arg" ;;
+        --config-template) template="$arg" ;;
+        --image) image="$arg" ;;
+        --kubeconfig) kubeconfig="$arg" ;;
+      esac
+      prev="$arg"
+    done
+    write_kubeconfig() {
+      mkdir -p "$(dirname "$kubeconfig")"
+      printf '%s\n' "apiVersion: v1" "kind: Config" "clusters:" "- cluster:" \
+        "    certificate-authority-data: Q0EtREFUQQ==" "    server: https://0.0.0.0:6443" \
+        "  name: kind-$cluster" "contexts:" "- context:" "    cluster: kind-$cluster" \
+        "    user: kind-$cluster" "  name: kind-$cluster" "current-context: kind-$cluster" \
+        "users:" "- name: kind-$cluster" "  user:" "    client-key-data: S3CRET-KEY-DATA" \
+        >"$kubeconfig"
+      chmod 600 "$kubeconfig"
+    }
+    if [ -f "$state/kind-fail" ]; then
+      cat "$state/kind-fail" >&2
+      exit 1
+    fi
+    case "$name ${1:-} ${2:-}" in
+      "kind get clusters")
+        if [ -z "$(ls -A "$state/kind-clusters" 2>/dev/null)" ]; then
+          echo "No kind clusters found." >&2
+        else
+          ls "$state/kind-clusters"
+        fi
+        ;;
+      "kind delete cluster")
+        if [ -f "$state/kind-delete-fail" ]; then
+          cat "$state/kind-delete-fail" >&2
+          exit 1
+        fi
+        echo "Deleting cluster \"$cluster\" ..." >&2
+        rm -f "$state/kind-clusters/$cluster"
+        ;;
+      "kind export kubeconfig")
+        [ -f "$state/kind-clusters/$cluster" ] || {
+          echo "ERROR: could not locate any control plane nodes for cluster named '$cluster'" >&2
+          exit 1
+        }
+        write_kubeconfig
+        ;;
+      "nvkind cluster create")
+        # Like nvkind: kind creates the cluster, then the GPU setup may fail.
+        echo "Creating cluster \"$cluster\" ..."
+        mkdir -p "$state/kind-clusters"
+        { echo "# image: $image"; cat "$template"; } >"$state/kind-clusters/$cluster"
+        write_kubeconfig
+        if [ -f "$state/nvkind-create-fail" ]; then
+          cat "$state/nvkind-create-fail" >&2
+          exit 1
+        fi
+        echo "Set kubectl context to \"kind-$cluster\""
+        ;;
+      "nvkind cluster print-gpus")
+        [ -f "$state/kind-clusters/$cluster" ] || {
+          echo "getting cluster nodes: no nodes found for cluster \"$cluster\"" >&2
+          exit 1
+        }
+        if [ -f "$state/print-gpus-fail" ]; then
+          cat "$state/print-gpus-fail" >&2
+          exit 1
+        fi
+        if [ -f "$state/print-gpus" ]; then
+          cat "$state/print-gpus"
+          exit 0
+        fi
+        printf '[\n    {\n        "node": "%s-worker",\n        "gpus": [' "$cluster"
+        i=0
+        while IFS='|' read -r gpu uuid; do
+          [ "$i" -eq 0 ] || printf ','
+          printf '\n            {"Index": "%s", "Name": "%s", "UUID": "%s"}' "$i" "$gpu" "$uuid"
+          i=$((i + 1))
+        done <"$state/gpus"
+        printf '\n        ]\n    }\n]\n'
+        ;;
+      *)
+        echo "stub: no behaviour for $name $*" >&2
+        exit 127
+        ;;
+    esac
+    ;;
+  kubectl)
+    # `kubectl ... get nodes|pods -o jsonpath=...`: the already-formatted lines of
+    # state/kubectl/nodes.<n> on the n-th `get nodes` (state/kubectl/nodes when there is
+    # no such file) and of state/kubectl/pods. Fault: state/kubectl-fail (stderr, exit 1).
+    if [ -f "$state/kubectl-fail" ]; then
+      cat "$state/kubectl-fail" >&2
+      exit 1
+    fi
+    what=""
+    prev=""
+    for arg in "$@"; do
+      [ "$prev" = get ] && what="$arg"
+      prev="$arg"
+    done
+    mkdir -p "$state/kubectl"
+    case "$what" in
+      nodes)
+        n=$(($(cat "$state/kubectl/nodes.count" 2>/dev/null || echo 0) + 1))
+        echo "$n" >"$state/kubectl/nodes.count"
+        if [ -f "$state/kubectl/nodes.$n" ]; then
+          cat "$state/kubectl/nodes.$n"
+        else
+          cat "$state/kubectl/nodes" 2>/dev/null || true
+        fi
+        ;;
+      pods) cat "$state/kubectl/pods" 2>/dev/null || true ;;
+      *)
+        echo "stub: no behaviour for kubectl $*" >&2
+        exit 127
+        ;;
+    esac
     ;;
   *)
     echo "stub: no behaviour for $name" >&2

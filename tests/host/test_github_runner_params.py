@@ -150,7 +150,7 @@ def test_loop_source_must_be_base64() -> None:
 
 def test_steps_are_registered_after_verify() -> None:
     steps = list(Step)
-    assert steps[steps.index(Step.VERIFY) + 1 :] == [
+    assert steps[steps.index(Step.VERIFY) + 1 : steps.index(Step.GITHUB_RUNNER_REMOVE) + 1] == [
         Step.GITHUB_APP_KEY,
         Step.GITHUB_RUNNER,
         Step.GITHUB_RUNNER_REMOVE,

@@ -7,11 +7,15 @@ import subprocess
 import pytest
 from pydantic import SecretStr
 
+from components.cluster.kind_config import cluster_spec, render_kind_config
 from components.host.params import (
     PARAMS_BY_STEP,
+    ClusterReadyParams,
     DockerParams,
     GithubRunnerParams,
     InotifyParams,
+    NvkindClusterDeleteParams,
+    NvkindClusterParams,
     Step,
     ToolsParams,
     VerifyParams,
@@ -37,6 +41,17 @@ def default_params(step: Step) -> object:
             runner_name="gpu-ci",
             runner_labels=("oracle-vm-gpu-a10-1",),
         )
+    if step is Step.NVKIND_CLUSTER:
+        spec = cluster_spec()
+        return NvkindClusterParams(
+            cluster_name=spec.name,
+            kind_config=render_kind_config(spec, 1),
+            node_image=spec.node_image,
+        )
+    if step is Step.NVKIND_CLUSTER_DELETE:
+        return NvkindClusterDeleteParams(cluster_name="gpu-ci")
+    if step is Step.CLUSTER_READY:
+        return ClusterReadyParams(kubeconfig_path="/var/lib/gpu-ci/nvkind/gpu-ci/kubeconfig")
     return PARAMS_BY_STEP[step]()
 
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from components.cluster.kind_config import cluster_spec, render_kind_config
 from components.host.params import (
+    ClusterReadyParams,
     ContainerToolkitParams,
     DockerParams,
     GithubAppKeyParams,
@@ -17,6 +19,8 @@ from components.host.params import (
     GithubRunnerRemoveParams,
     InotifyParams,
     NvidiaDriverParams,
+    NvkindClusterDeleteParams,
+    NvkindClusterParams,
     Step,
     StepParams,
     ToolkitConfigParams,
@@ -35,6 +39,13 @@ GITHUB: dict[str, Any] = {
     "runner_name": "gpu-ci",
     "runner_labels": ("oracle-vm-gpu-a10-1", "gpu"),
 }
+
+_SPEC = cluster_spec()
+NVKIND = NvkindClusterParams(
+    cluster_name=_SPEC.name,
+    kind_config=render_kind_config(_SPEC, 1),
+    node_image=_SPEC.node_image,
+)
 
 VARIANTS: list[tuple[Step, StepParams]] = [
     (Step.NVIDIA_DRIVER, NvidiaDriverParams()),
@@ -56,6 +67,11 @@ VARIANTS: list[tuple[Step, StepParams]] = [
     ),
     (Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams()),
     (Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams(purge=False)),
+    (Step.NVKIND_CLUSTER, NVKIND),
+    (Step.NVKIND_CLUSTER, NVKIND.model_copy(update={"use_sudo": False, "expected_gpus": 2})),
+    (Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(NVKIND)),
+    (Step.CLUSTER_READY, ClusterReadyParams.for_cluster(NVKIND)),
+    (Step.CLUSTER_READY, ClusterReadyParams.for_cluster(NVKIND, use_sudo=False)),
 ]
 
 
