@@ -33,15 +33,19 @@ def main(argv: list[str] | None = None) -> int:
     import pulumi  # noqa: PLC0415
 
     from stacks.mermaid import render_mermaid  # noqa: PLC0415
-    from stacks.plan import REPO, plan_stack  # noqa: PLC0415
-    from stacks.snapshot import dumps  # noqa: PLC0415
+    from stacks.plan import REPO, plan_run  # noqa: PLC0415
+    from stacks.snapshot import dumps, snapshot_of  # noqa: PLC0415
     from stacks.tree import render_tree  # noqa: PLC0415
 
     try:
-        snap = plan_stack(args.stack, args.project_dir or REPO)
+        run = plan_run(args.stack, args.project_dir or REPO)
     except (GpuCiError, pulumi.RunError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    for level, message in run.logs:  # as `pulumi preview` shows them
+        if level in ("warning", "error"):
+            print(f"{level}: {message}", file=sys.stderr)
+    snap = snapshot_of(run)
     if args.json:
         args.json.write_text(dumps(snap))
     if args.mermaid:

@@ -8,11 +8,15 @@ a silently empty answer would plan something that `pulumi up` would not create.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from stacks.errors import GpuCiError
 
 _OCID_KIND = {
     "oci:Core/vcn:Vcn": "vcn",
@@ -33,6 +37,33 @@ _FILLED_AT_CREATE: dict[str, tuple[str, ...]] = {
 }
 
 
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
+@dataclass(frozen=True)
+class StackExports:
+    """What a StackReference reads: outputs (unknowns as the engine's unknown marker) and
+    the names of those that hold secrets."""
+
+    outputs: dict[str, Any]
+    secret_names: frozenset[str] = field(default_factory=frozenset)
+
+
+FAKE_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- name: offline
+  cluster: {server: "https://203.0.113.10:6443", certificate-authority-data: T0ZGTElORQ==}
+users:
+- name: offline
+  user: {token: offline-plan-fake-admin-token}
+contexts:
+- name: offline
+  context: {cluster: offline, user: offline}
+current-context: offline
+"""
+"""What an applied nvkind-cluster step returns in tests (never a real credential)."""
+
 _COMMANDS = ("command:remote:Command", "command:local:Command")
 _STEP_NAME = re.compile(r"^readonly GPU_CI_STEP='?([a-z0-9-]+)'?$", re.MULTILINE)
 
@@ -42,7 +73,10 @@ def _command_result(inputs: dict[str, Any]) -> str:
     script = str(inputs.get("stdin") or inputs.get("create") or "")
     match = _STEP_NAME.search(script)
     step = match.group(1) if match else "reboot-wait"
-    return json.dumps({"step": step, "changed": True}) + "\n"
+    result: dict[str, Any] = {"step": step, "changed": True}
+    if step == "nvkind-cluster":  # its result carries the cluster's kubeconfig
+        result["kubeconfig"] = base64.b64encode(FAKE_KUBECONFIG.encode()).decode()
+    return json.dumps(result) + "\n"
 
 
 def _digest(*parts: Any) -> str:
@@ -53,8 +87,13 @@ def _digest(*parts: Any) -> str:
 class FakeCloud:
     """Invoke answers, resource ids and computed outputs for the offline plan."""
 
-    def __init__(self, config: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        config: Mapping[str, str],
+        stacks: Mapping[str, StackExports] | None = None,
+    ) -> None:
         self.region = str(config.get("oci:region") or "us-ashburn-1")
+        self.stacks = dict(stacks or {})
         self._invokes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "oci:Identity/getAvailabilityDomains:getAvailabilityDomains": self._ads,
             "oci:Core/getImages:getImages": self._images,
@@ -115,13 +154,33 @@ class FakeCloud:
         kind = _OCID_KIND.get(type_)
         return f"ocid1.{kind}.oc1.{self.region}.{digest}" if kind else f"{digest}"
 
+    def stack_reference(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The state of a StackReference: the referenced stack's planned exports."""
+        name = str(inputs.get("name"))
+        if name not in self.stacks:
+            known = ", ".join(sorted(self.stacks)) or "none"
+            raise GpuCiError(
+                f"the offline plan cannot read stack reference {name!r}: it plans only stacks "
+                f"of this project that it planned first (planned: {known})"
+            )
+        exports = self.stacks[name]
+        return {
+            "name": name,
+            "outputs": exports.outputs,
+            "secretOutputNames": sorted(exports.secret_names),
+        }
+
     def planned(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
         """Outputs as a preview knows them: inputs, less those the provider fills in."""
+        if type_ == STACK_REFERENCE:
+            return self.stack_reference(inputs)
         unknown = _FILLED_AT_CREATE.get(type_, ())
         return {k: v for k, v in inputs.items() if k not in unknown}
 
     def computed(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
         """Outputs a provider would compute at create time (used when preview=False)."""
+        if type_ == STACK_REFERENCE:
+            return self.stack_reference(inputs)
         state = dict(inputs)
         if type_ == "oci:Core/instance:Instance":
             n = int(_digest(inputs.get("displayName"))[:4], 16)

@@ -49,10 +49,26 @@ def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
     if cfg.capacity == "vm":
         capacity = _vm_capacity(cfg, ctx)
         outputs.layers["capacity"] = _vm_capacity_outputs(cfg, capacity)
+    platform = None
+    if cfg.platform is not None:  # resolved before anything registers: errors stop early
+        from stacks.platform_layer import prepare_platform  # noqa: PLC0415
+
+        platform = prepare_platform(cfg)
+    cluster = None
     if cfg.host is not None:
         from stacks.host_layer import build_host_layer  # noqa: PLC0415
 
-        outputs.layers["host"] = build_host_layer(cfg, ctx, capacity)
+        hosts = build_host_layer(cfg, ctx, capacity)
+        outputs.layers["host"] = hosts.outputs
+        if cfg.cluster is not None:
+            from stacks.cluster_layer import build_cluster_layer  # noqa: PLC0415
+
+            cluster = build_cluster_layer(cfg, hosts.machines[0])
+            outputs.layers.update(cluster.exports)
+    if platform is not None:
+        from stacks.platform_layer import build_platform_layer  # noqa: PLC0415
+
+        outputs.layers["platform"] = build_platform_layer(cfg, platform, cluster)
     return outputs
 
 

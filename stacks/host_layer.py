@@ -7,6 +7,7 @@ data about) are logged here; known-bad combinations already failed config valida
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
@@ -25,15 +26,34 @@ from stacks.outputs import host_outputs
 from stacks.shapes import GPU_SHAPES
 
 
-def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> Any:
+@dataclass(frozen=True)
+class Machine:
+    """A bootstrapped host, as later layers (the cluster) reach it."""
+
+    host: GpuHost
+    args: GpuHostArgs
+    api_address: Any
+    """Where the deployer reaches services on it (public or private IP, or 127.0.0.1)."""
+    gpu_count: int
+
+
+@dataclass(frozen=True)
+class HostLayer:
+    outputs: Any
+    machines: list[Machine]
+
+
+def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> HostLayer:
     host = cfg.host
     assert host is not None
     _warn_unknown_combination(host)
     machines: list[tuple[str, GpuHostArgs, str]] = []  # (name, args, runner name)
+    gpus = 1
     if isinstance(host, OciVmHost):
         assert cfg.vm is not None and capacity is not None  # guaranteed by validation
         shape = GPU_SHAPES.get(cfg.vm.shape)
-        steps = bootstrap_steps(host, expected_gpus=shape.gpuCount if shape else 0)
+        gpus = shape.gpuCount if shape else 0
+        steps = bootstrap_steps(host, expected_gpus=gpus)
         for index, instance in enumerate(capacity.instances):
             address = instance.public_ip if cfg.vm.assignPublicIp else instance.private_ip
             args = GpuHostArgs(
@@ -57,7 +77,17 @@ def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> Any:
         labels = cfg.runner.labels or [shape_runner_label(cfg.vm.shape if cfg.vm else "")]
         for (name, args, runner_name), gpu_host in zip(machines, hosts, strict=True):
             runners.append(_runner(cfg.runner, host, name, args, runner_name, labels, gpu_host))
-    return host_outputs(host=host, hosts=hosts, runners=runners)
+    return HostLayer(
+        host_outputs(host=host, hosts=hosts, runners=runners),
+        [
+            Machine(gpu_host, args, _api_address(args, host), max(gpus, 1))
+            for (_, args, _), gpu_host in zip(machines, hosts, strict=True)
+        ],
+    )
+
+
+def _api_address(args: GpuHostArgs, host: HostConfig) -> Any:
+    return "127.0.0.1" if host.target == "local" else args.ssh_address
 
 
 def _runner(

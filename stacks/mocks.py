@@ -22,7 +22,7 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
-from stacks.fakes import FakeCloud
+from stacks.fakes import FakeCloud, StackExports
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
@@ -84,6 +84,50 @@ def mask(value: Any) -> Any:
     if isinstance(value, list):
         return [mask(v) for v in value]
     return value
+
+
+def _has_secret(value: Any) -> bool:
+    if isinstance(value, Secret):
+        return True
+    if isinstance(value, dict):
+        return any(_has_secret(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_secret(v) for v in value)
+    return False
+
+
+def _has_unknown(value: Any) -> bool:
+    if value == UNKNOWN:
+        return True
+    if isinstance(value, dict):
+        return any(_has_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_unknown(v) for v in value)
+    return False
+
+
+def reference_exports(stack: str, exports: dict[str, Any]) -> StackExports:
+    """A planned stack's exports as a StackReference to it reads them.
+
+    An export with a secret anywhere inside is a secret output (the engine lists it in
+    `secretOutputNames`, so the reading stack gets it as a secret).
+
+    The SDK makes a StackReference's whole `outputs` unknown if any value in it is, which
+    would hide every export behind one VM's IP. So a secret only known after deployment (a
+    kubeconfig) reads as a placeholder, as `secure:` config values do offline, and other
+    exports with unknown parts are left out: exports the plan knows stay readable.
+    """
+    outputs = {}
+    for name, value in exports.items():
+        plain = reveal(value)
+        if not _has_unknown(plain):
+            outputs[name] = plain
+        elif _has_secret(value):
+            outputs[name] = f"offline-placeholder:{stack}.{name}"
+    return StackExports(
+        outputs=outputs,
+        secret_names=frozenset(k for k, v in exports.items() if _has_secret(v)),
+    )
 
 
 @dataclass

@@ -132,3 +132,36 @@ def host_outputs(*, host: Any, hosts: list[Any], runners: list[Any]) -> Any:
             ),
         },
     )
+
+
+class ClusterOutputs(BaseModel):
+    """Export `cluster`: the nvkind cluster a platform stack deploys onto.
+
+    Its kubeconfig is the separate secret export `kubeconfig`; `facts` are what the cluster's
+    stack knows about its target (AICR fact names), for the platform's constraint checks.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    kind: Literal["nvkind"] = "nvkind"
+    name: str
+    nodeImage: str
+    kubernetesVersion: str
+    gpuCount: int
+    apiServerPort: int
+    facts: dict[str, str]
+
+
+class PlatformOutputs(BaseModel):
+    """Export `platform`: the recipe deployed and how its releases and checks went."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    criteria: dict[str, Any]
+    appliedOverlays: list[str]
+    deploymentOrder: list[str]
+    releases: dict[str, dict[str, Any]]
+    checks: dict[str, dict[str, Any]]
+    constraints: dict[str, list[str]]

@@ -8,24 +8,58 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stacks.mocks import ProgramRun, run_program
+import pulumi
+
+from stacks.config import load_config, raw_from_flat
+from stacks.errors import GpuCiError
+from stacks.fakes import FakeCloud, StackExports
+from stacks.mocks import ProgramRun, reference_exports, run_program
 from stacks.snapshot import Snapshot, snapshot_of
 from stacks.stack_file import read_stack_file
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def plan_run(stack: str, root: Path = REPO) -> ProgramRun:
-    """Run the program for `stack` offline; raises what `pulumi up` would report."""
+def local_stack_name(reference: str, project: str) -> str:
+    """The stack of this project a reference names: `gpu-dev`, `org/gpu-ci/gpu-dev`."""
+    parts = reference.split("/")
+    if len(parts) == 3 and parts[1] != project:
+        raise GpuCiError(
+            f"stack reference {reference!r} names project {parts[1]!r}; the offline plan "
+            f"can only plan stacks of this project ({project!r})"
+        )
+    if len(parts) not in (1, 3):
+        raise GpuCiError(f"stack reference {reference!r} is neither STACK nor ORG/PROJECT/STACK")
+    return parts[-1]
+
+
+def plan_run(stack: str, root: Path = REPO, *, _planning: tuple[str, ...] = ()) -> ProgramRun:
+    """Run the program for `stack` offline; raises what `pulumi up` would report.
+
+    A stack that reads another stack of this project through a StackReference gets that
+    stack's planned exports: it is planned first, and its secrets stay secrets.
+    """
     from stacks.program import main  # noqa: PLC0415
 
+    if stack in _planning:
+        raise GpuCiError(f"stack references form a cycle: {' -> '.join((*_planning, stack))}")
     stack_file = read_stack_file(root, stack)
+    try:
+        config = load_config(raw_from_flat(stack_file.config, stack_file.secret_keys), stack)
+    except GpuCiError as err:  # reported exactly as the program reports it
+        raise pulumi.RunError(str(err)) from None
+    references: dict[str, StackExports] = {}
+    for reference in config.referenced_stacks():
+        other = local_stack_name(reference, stack_file.project)
+        planned = plan_run(other, root, _planning=(*_planning, stack))
+        references[reference] = reference_exports(other, planned.exports)
     return run_program(
         main,
         project=stack_file.project,
         stack=stack,
         config=stack_file.config,
         secret_keys=set(stack_file.secret_keys),
+        cloud=FakeCloud(stack_file.config, references),
     )
 
 

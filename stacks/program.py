@@ -17,6 +17,7 @@ def main() -> None:
     ctx = StackContext(project=pulumi.get_project(), stack=pulumi.get_stack())
     try:
         cfg = load_config(runtime_raw_config(), ctx.stack)
+        outputs = build_graph(cfg, ctx)  # resolves recipes first: input errors stop here too
     except GpuCiError as err:
         raise pulumi.RunError(str(err)) from None
-    build_graph(cfg, ctx).export()
+    outputs.export()

@@ -33,6 +33,7 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
         "availabilityDomain",
         "shapeAvailabilities",
     ),
+    "kubernetes:helm.sh/v3:Release": ("chart", "version", "namespace", "repo=repositoryOpts.repo"),
     "command:remote:Command": ("triggers", "script=stdin"),
     "command:local:Command": ("triggers", "script=stdin", "environment"),
 }
@@ -87,42 +88,37 @@ def key_inputs(type_: str, inputs: dict[str, Any]) -> str:
     return "  ".join(parts[:_KEY_INPUTS])
 
 
-def _in_dependency_order(
+def _run_order(resources: list[dict[str, Any]], deps_of: dict[str, list[str]]) -> dict[str, int]:
+    """Each resource's place in one topological order of the graph (ties: by URN)."""
+    pending = {r["urn"] for r in resources}
+    rank: dict[str, int] = {}
+    while pending:
+        ready = sorted(u for u in pending if not set(deps_of.get(u, [])) & pending)
+        urn = ready[0] if ready else sorted(pending)[0]  # a cycle cannot happen; be safe
+        rank[urn] = len(rank)
+        pending.discard(urn)
+    return rank
+
+
+def _in_start_order(
     kids: list[dict[str, Any]],
-    deps_of: dict[str, list[str]],
+    rank: dict[str, int],
     children: dict[str, list[dict[str, Any]]],
 ) -> list[dict[str, Any]]:
-    """Siblings with each one after those it (or anything inside it) depends on, as they
-    run; ties by URN."""
+    """Siblings in the order they start: by the first resource inside each to run."""
 
-    def inside(urn: str) -> set[str]:
-        found = {urn}
-        for kid in children.get(urn, []):
-            found |= inside(kid["urn"])
-        return found
+    def first(r: dict[str, Any]) -> int:
+        inner = [first(kid) for kid in children.get(r["urn"], [])]
+        return min([rank[r["urn"]], *inner]) if not inner else min(inner)
 
-    members = {r["urn"]: inside(r["urn"]) for r in kids}
-    needs = {
-        urn: {
-            other
-            for other, theirs in members.items()
-            if other != urn and any(set(deps_of.get(m, [])) & theirs for m in mine)
-        }
-        for urn, mine in members.items()
-    }
-    pending = {r["urn"]: r for r in kids}
-    ordered: list[dict[str, Any]] = []
-    while pending:
-        ready = [u for u in sorted(pending) if not needs[u] & set(pending)]
-        urn = ready[0] if ready else sorted(pending)[0]  # a cycle cannot happen; be safe
-        ordered.append(pending.pop(urn))
-    return ordered
+    return sorted(kids, key=lambda r: (first(r), r["urn"]))
 
 
 def render_tree(snap: Snapshot) -> str:
     resources = snap["resources"]
     by_urn = {r["urn"]: r for r in resources}
     deps_of = collapsed_dependencies(snap)
+    rank = _run_order(resources, {r["urn"]: r["dependencies"] for r in resources})
     children: dict[str, list[dict[str, Any]]] = {}
     for r in resources:
         parent = r["parent"] if r["parent"] in by_urn else ""
@@ -130,7 +126,7 @@ def render_tree(snap: Snapshot) -> str:
     lines = [f"{snap['project']}/{snap['stack']}: {len(resources)} resources (offline plan)"]
 
     def walk(parent: str, prefix: str) -> None:
-        kids = _in_dependency_order(children.get(parent, []), deps_of, children)
+        kids = _in_start_order(children.get(parent, []), rank, children)
         for i, r in enumerate(kids):
             last = i == len(kids) - 1
             lines.append(f"{prefix}{'└─ ' if last else '├─ '}{r['type']}  {r['name']}")

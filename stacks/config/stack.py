@@ -13,11 +13,14 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from components.cluster.kind_config import NvkindClusterSpec
 from stacks.config.base import ConfigModel, Ocid
 from stacks.config.host import HostConfig
 from stacks.config.network import NetworkConfig
+from stacks.config.platform import PlatformConfig
 from stacks.config.runner import RunnerConfig
 from stacks.config.vm import VmCapacityConfig
+from stacks.shapes import GPU_SHAPES
 
 NAMESPACE = "gpu-ci"
 CapacityKind = Literal["vm", "none"]
@@ -42,6 +45,8 @@ class StackConfig(ConfigModel):
     network: NetworkConfig = Field(default_factory=NetworkConfig)
     host: HostConfig | None = None
     runner: RunnerConfig | None = None
+    cluster: NvkindClusterSpec | None = None
+    platform: PlatformConfig | None = None
 
     @field_validator("vm")
     @classmethod
@@ -123,3 +128,69 @@ class StackConfig(ConfigModel):
                 "label, like oracle-vm-gpu-a10-1, only for 'oci-vm')"
             )
         return runner
+
+    @field_validator("cluster")
+    @classmethod
+    def _cluster_on_one_host(
+        cls, cluster: NvkindClusterSpec | None, info: ValidationInfo
+    ) -> NvkindClusterSpec | None:
+        if cluster is None or "host" not in info.data:
+            return cluster
+        host, vm, network = info.data["host"], info.data.get("vm"), info.data.get("network")
+        if host is None:
+            raise ValueError(
+                "an nvkind cluster runs on a bootstrapped host: set gpu-ci:host "
+                "(target 'oci-vm', 'ssh' or 'local')"
+            )
+        if host.target == "oci-vm" and vm is not None and vm.count != 1:
+            raise ValueError(
+                f"an nvkind cluster lives on one host, but gpu-ci:vm.count is {vm.count}; "
+                "use count 1 (or one stack per cluster)"
+            )
+        if host.target == "oci-vm" and network is not None:
+            if not network.apiSourceCidrs:
+                raise ValueError(
+                    "the Kubernetes API of a cluster on a VM is reached through the NSG: list "
+                    "the deployers' CIDRs in gpu-ci:network.apiSourceCidrs"
+                )
+            if network.apiPort != cluster.apiServerPort:
+                raise ValueError(
+                    f"apiServerPort {cluster.apiServerPort} differs from "
+                    f"gpu-ci:network.apiPort {network.apiPort}, which the NSG opens; use one port"
+                )
+        return cluster
+
+    @field_validator("platform")
+    @classmethod
+    def _platform_has_a_cluster(
+        cls, platform: PlatformConfig | None, info: ValidationInfo
+    ) -> PlatformConfig | None:
+        if platform is None or "cluster" not in info.data:
+            return platform
+        cluster = info.data["cluster"]
+        if cluster is None and platform.clusterStack is None:
+            raise ValueError(
+                "the platform needs a cluster: set gpu-ci:cluster (this stack creates one) or "
+                "gpu-ci:platform.clusterStack (read one from another stack)"
+            )
+        if cluster is not None and platform.clusterStack is not None:
+            raise ValueError(
+                "clusterStack reads the cluster from another stack, but this stack creates "
+                "one (gpu-ci:cluster); remove one of them"
+            )
+        if platform.accelerator is None and "vm" in info.data:  # absent: vm is invalid itself
+            vm = info.data["vm"]
+            shape = GPU_SHAPES.get(vm.shape) if vm is not None else None
+            if shape is None:
+                raise ValueError(
+                    "accelerator is required unless a listed VM shape gives the GPU model "
+                    "(e.g. accelerator: a10)"
+                )
+            platform = platform.model_copy(update={"accelerator": shape.gpuModel.lower()})
+        return platform
+
+    def referenced_stacks(self) -> list[str]:
+        """Other stacks this stack reads through StackReferences."""
+        if self.platform is not None and self.platform.clusterStack is not None:
+            return [self.platform.clusterStack]
+        return []

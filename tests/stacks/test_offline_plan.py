@@ -31,7 +31,7 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     out = done.stdout
-    assert out.startswith("gpu-ci/dev: 29 resources (offline plan)\n")
+    assert out.startswith("gpu-ci/dev: 50 resources (offline plan)\n")
     for line in (
         "├─ gpu-ci:capacity:VmCapacity  capacity",
         "└─ gpu-ci:capacity:OciGpuInstance  gpu-vm-0",
@@ -41,7 +41,10 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
         "direction=INGRESS  protocol=6  source=198.51.100.0/24  port=22",
         "depends on: network-egress-only, network-routes, network-vcn",
         "├─ gpu-ci:host:GpuHost  host-0",
-        "└─ gpu-ci:host:GithubRunner  host-0-runner",
+        "├─ gpu-ci:host:GithubRunner  host-0-runner",
+        "├─ gpu-ci:cluster:NvkindCluster  cluster",
+        "└─ gpu-ci:platform:RecipeReleases  platform",
+        "chart=gpu-operator  version=v26.7.0  namespace=gpu-operator",
         "depends on: gpu-vm-0, host-0-verify",
     ):
         assert line in out

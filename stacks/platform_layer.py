@@ -1,0 +1,164 @@
+"""Graph assembly of the platform layer: a resolved recipe deployed onto the cluster.
+
+`prepare_platform` resolves the recipe and checks the overrides before any resource
+registers. Constraints are evaluated against what the stack knows: with the cluster in
+this stack, at once (a failure stops the preview); with the cluster read from another
+stack, when its `cluster` export resolves. Unknown facts are logged as unchecked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.base import InputError
+from components.cluster_reference import ClusterReference, ClusterReferenceArgs
+from components.platform.overrides import PlatformError, PlatformOverrides
+from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
+from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
+from recipes.constraints import ConstraintReport, evaluate
+from stacks.cluster_layer import ClusterLayer
+from stacks.config import StackConfig
+from stacks.errors import GpuCiError
+from stacks.outputs import ClusterOutputs, PlatformOutputs
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+TRAINER = "kubeflow-trainer"
+
+
+@dataclass(frozen=True)
+class PreparedPlatform:
+    catalog: Catalog
+    recipe: RecipeResult
+    overrides: PlatformOverrides
+
+
+def prepare_platform(cfg: StackConfig) -> PreparedPlatform:
+    """Load the catalogs, resolve the recipe and check the overrides: no resources yet."""
+    platform = cfg.platform
+    assert platform is not None and platform.accelerator is not None  # set by validation
+    dirs = [PROJECT_ROOT / d for d in platform.catalogs] + [PROJECT_CATALOG]
+    try:
+        catalog = load_catalog(dirs)
+        recipe = resolve(
+            catalog,
+            RecipeCriteria(
+                service=platform.service,
+                accelerator=platform.accelerator,
+                os=platform.os or "",
+                intent=platform.intent,
+                platform=platform.platform,
+            ),
+        )
+        overrides = platform.overrides
+        overrides.check(recipe)
+    except (GpuCiError, PlatformError) as err:
+        raise GpuCiError(f"gpu-ci:platform: {err}") from None
+    return PreparedPlatform(catalog, recipe, overrides)
+
+
+def deployed_facts(recipe: RecipeResult, overrides: PlatformOverrides) -> dict[str, str]:
+    """Facts about what this layer deploys (`Deployment.<component>.version`)."""
+    facts = {}
+    for component in recipe.componentRefs:
+        override = overrides.components.get(component.name)
+        if component.version and not (override is not None and override.enabled is False):
+            facts[f"Deployment.{component.name}.version"] = component.version
+    return facts
+
+
+def check_constraints(recipe: RecipeResult, facts: dict[str, str]) -> ConstraintReport:
+    """Fail on a constraint the facts break; log those no fact can check."""
+    report = evaluate(recipe, facts)
+    if report.failed:
+        lines = [
+            f"  - {o.name} {o.expected}: {o.reason}"
+            + (f"; fix: {o.remediation}" if o.remediation else "")
+            for o in report.failed
+        ]
+        raise InputError(
+            f"gpu-ci:platform: recipe {', '.join(recipe.metadata.appliedOverlays)} does not "
+            "fit this stack:\n" + "\n".join(lines)
+        )
+    if report.unchecked:
+        names = ", ".join(sorted({f"{o.name} {o.expected}" for o in report.unchecked}))
+        pulumi.log.warn(f"gpu-ci:platform: unchecked recipe constraints (fact unknown): {names}")
+    return report
+
+
+def _summary(report: ConstraintReport) -> dict[str, list[str]]:
+    return {
+        "passed": sorted({o.name for o in report.passed}),
+        "unchecked": sorted({o.name for o in report.unchecked}),
+    }
+
+
+def build_platform_layer(
+    cfg: StackConfig, prepared: PreparedPlatform, cluster: ClusterLayer | None
+) -> Any:
+    platform = cfg.platform
+    assert platform is not None
+    recipe = prepared.recipe
+    own = deployed_facts(recipe, prepared.overrides)
+    if cluster is not None:
+        provider: k8s.Provider = cluster.cluster.provider
+        report = check_constraints(recipe, {**cluster.contract.facts, **own})
+        constraints: Any = _summary(report)
+    else:
+        assert platform.clusterStack is not None  # guaranteed by validation
+        stack = platform.clusterStack
+        reference = ClusterReference("cluster", ClusterReferenceArgs(stack=stack))
+        provider = reference.provider
+        constraints = reference.contract.apply(
+            lambda raw: _summary(
+                check_constraints(recipe, {**_cluster_contract(raw, stack).facts, **own})
+            )
+        )
+    releases = RecipeReleases(
+        "platform",
+        RecipeReleasesArgs(
+            provider=provider,
+            catalog=prepared.catalog,
+            recipe=recipe,
+            overrides=prepared.overrides,
+            runtime_class_patch=_runtime_class_patch(cfg, recipe),
+            deployment_checks=platform.deploymentChecks,
+        ),
+    )
+    if cluster is not None:
+        cluster.cluster.await_gpus(after=[releases])
+    return pulumi.Output.all(releases.release_status, releases.check_results, constraints).apply(
+        lambda values: PlatformOutputs(
+            criteria=recipe.criteria.model_dump(mode="json"),
+            appliedOverlays=list(recipe.metadata.appliedOverlays),
+            deploymentOrder=[c.name for c in releases.plan.components],
+            releases=values[0],
+            checks=values[1],
+            constraints=values[2],
+        ).model_dump()
+    )
+
+
+def _cluster_contract(raw: Any, stack: str | None) -> ClusterOutputs:
+    try:
+        return ClusterOutputs.model_validate(raw)
+    except ValueError as err:
+        raise InputError(
+            f"gpu-ci:platform.clusterStack: stack {stack!r} exports no `cluster` of contract "
+            f"version 1 ({err})"
+        ) from None
+
+
+def _runtime_class_patch(cfg: StackConfig, recipe: RecipeResult) -> bool:
+    """kind nodes run GPU pods only under RuntimeClass nvidia (nvkind creates it)."""
+    platform = cfg.platform
+    assert platform is not None
+    if recipe.component(TRAINER) is None:
+        return False
+    if platform.runtimeClassPatch is not None:
+        return platform.runtimeClassPatch
+    return platform.service == "kind"
