@@ -68,6 +68,7 @@ def main(argv: list[str]) -> None:
         run(BIN / "pytest", *argv[1:])
     else:
         run(python, "bench/plan_wall.py", *argv[1:])
+        run(python, "bench/recipe_resolve.py")
 
 
 if __name__ == "__main__":

@@ -9,24 +9,36 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
 
+_MEASURE = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+subprocess.run([sys.executable, "-m", "stacks", "plan", sys.argv[1], "--quiet"], check=True)
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
 def one_run(stack: str) -> tuple[float, int]:
-    """Seconds and peak RSS (KiB) of one plan process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "stacks", "plan", stack, "--quiet"], cwd=REPO, check=True)
-    elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(peak, before)
+    """Seconds and peak RSS (KiB) of one plan process.
+
+    A fresh parent per run: RUSAGE_CHILDREN's peak only ever grows within one process,
+    so measuring every run from here would report the largest stack's peak for all.
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, stack],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return float(out[-2]), int(out[-1])
 
 
 def main() -> int:
