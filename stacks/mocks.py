@@ -86,24 +86,23 @@ def mask(value: Any) -> Any:
     return value
 
 
-def _has_secret(value: Any) -> bool:
-    if isinstance(value, Secret):
+def _any_leaf(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Whether `test` holds for `value` or anything inside it (dicts, lists)."""
+    if test(value):
         return True
     if isinstance(value, dict):
-        return any(_has_secret(v) for v in value.values())
+        return any(_any_leaf(v, test) for v in value.values())
     if isinstance(value, list):
-        return any(_has_secret(v) for v in value)
+        return any(_any_leaf(v, test) for v in value)
     return False
+
+
+def _has_secret(value: Any) -> bool:
+    return _any_leaf(value, lambda v: isinstance(v, Secret))
 
 
 def _has_unknown(value: Any) -> bool:
-    if value == UNKNOWN:
-        return True
-    if isinstance(value, dict):
-        return any(_has_unknown(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_unknown(v) for v in value)
-    return False
+    return _any_leaf(value, lambda v: v == UNKNOWN)
 
 
 def reference_exports(stack: str, exports: dict[str, Any]) -> StackExports:

@@ -22,6 +22,25 @@ def _secret(key: SecretStr | None) -> Any:
     return None if key is None else pulumi.Output.secret(key.get_secret_value())
 
 
+def _endpoint(
+    address: pulumi.Input[str],
+    user: str,
+    port: int,
+    private_key: SecretStr | None,
+    host_key: str | None,
+) -> dict[str, Any]:
+    """What a connection and its proxy share: where, who, which keys, how long to dial."""
+    return {
+        "host": address,
+        "port": port,
+        "user": user,
+        "private_key": _secret(private_key),
+        "host_key": host_key,
+        "dial_error_limit": DIAL_ATTEMPTS,
+        "per_dial_timeout": PER_DIAL_SECONDS,
+    }
+
+
 def ssh_connection(
     *,
     address: pulumi.Input[str],
@@ -32,14 +51,7 @@ def ssh_connection(
     proxy: command.remote.ProxyConnectionArgs | None = None,
 ) -> command.remote.ConnectionArgs:
     return command.remote.ConnectionArgs(
-        host=address,
-        port=port,
-        user=user,
-        private_key=_secret(private_key),
-        host_key=host_key,
-        proxy=proxy,
-        dial_error_limit=DIAL_ATTEMPTS,
-        per_dial_timeout=PER_DIAL_SECONDS,
+        **_endpoint(address, user, port, private_key, host_key), proxy=proxy
     )
 
 
@@ -52,11 +64,5 @@ def ssh_proxy(
     host_key: str | None = None,
 ) -> command.remote.ProxyConnectionArgs:
     return command.remote.ProxyConnectionArgs(
-        host=address,
-        port=port,
-        user=user,
-        private_key=_secret(private_key),
-        host_key=host_key,
-        dial_error_limit=DIAL_ATTEMPTS,
-        per_dial_timeout=PER_DIAL_SECONDS,
+        **_endpoint(address, user, port, private_key, host_key)
     )

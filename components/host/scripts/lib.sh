@@ -36,6 +36,18 @@ as_root() {
   fi
 }
 
+# as_root_if FLAG CMD...: run CMD as root when FLAG is true (kind and nvkind talk to a
+# Docker daemon that only root may use), as the calling user otherwise.
+as_root_if() {
+  local flag="$1"
+  shift
+  if [ "$flag" = true ]; then
+    as_root "$@"
+  else
+    "$@"
+  fi
+}
+
 # backoff ATTEMPT: sleep RETRY_BASE_SECONDS * 2^(ATTEMPT-1).
 backoff() {
   local delay=$((RETRY_BASE_SECONDS * (1 << ($1 - 1))))

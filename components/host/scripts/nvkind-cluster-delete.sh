@@ -11,16 +11,7 @@
 readonly clusterdir="$ROOT$STATEDIR/$CLUSTER_NAME"
 readonly kubeconfig="$ROOT$KUBECONFIG_PATH"
 
-# cluster_cmd CMD...: kind talks to Docker, as root unless USE_SUDO is false.
-cluster_cmd() {
-  if [ "$USE_SUDO" = true ]; then
-    as_root "$@"
-  else
-    "$@"
-  fi
-}
-
-clusters="$(cluster_cmd kind get clusters 2>"$GPU_CI_WORKDIR/kind.err")" || {
+clusters="$(as_root_if "$USE_SUDO" kind get clusters 2>"$GPU_CI_WORKDIR/kind.err")" || {
   err="$(tail -n 3 "$GPU_CI_WORKDIR/kind.err")"
   die "kind get clusters failed (is Docker running?): ${err//$'\n'/; }"
 }
@@ -30,7 +21,7 @@ deleted=false
 if grep -qxF "$CLUSTER_NAME" <<<"$clusters"; then
   log "deleting cluster $CLUSTER_NAME"
   rc=0
-  cluster_cmd kind delete cluster --name "$CLUSTER_NAME" --kubeconfig "$kubeconfig" >&2 || rc=$?
+  as_root_if "$USE_SUDO" kind delete cluster --name "$CLUSTER_NAME" --kubeconfig "$kubeconfig" >&2 || rc=$?
   [ "$rc" -eq 0 ] || die "kind delete cluster --name $CLUSTER_NAME failed (exit $rc)"
   changed=true
   deleted=true

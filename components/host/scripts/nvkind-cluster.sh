@@ -26,15 +26,6 @@ readonly record="$clusterdir/config.sha256"
 readonly owned="$clusterdir/created-by-gpu-ci"
 readonly kubeconfig="$ROOT$KUBECONFIG_PATH"
 
-# cluster_cmd CMD...: kind and nvkind talk to Docker, as root unless USE_SUDO is false.
-cluster_cmd() {
-  if [ "$USE_SUDO" = true ]; then
-    as_root "$@"
-  else
-    "$@"
-  fi
-}
-
 # valid_address ADDRESS: an IPv4 address other than 0.0.0.0, or a DNS name.
 valid_address() {
   local octet='(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
@@ -69,7 +60,7 @@ tail_of() {
 
 cluster_exists() {
   local clusters
-  clusters="$(cluster_cmd kind get clusters 2>"$GPU_CI_WORKDIR/kind.err")" ||
+  clusters="$(as_root_if "$USE_SUDO" kind get clusters 2>"$GPU_CI_WORKDIR/kind.err")" ||
     die "kind get clusters failed (is Docker running?): $(tail_of "$GPU_CI_WORKDIR/kind.err")"
   grep -qxF "$CLUSTER_NAME" <<<"$clusters"
 }
@@ -120,7 +111,7 @@ case "$action" in
     changed=false
     if [ ! -s "$kubeconfig" ]; then
       log "exporting the kubeconfig of cluster $CLUSTER_NAME to $KUBECONFIG_PATH"
-      cluster_cmd kind export kubeconfig --name "$CLUSTER_NAME" --kubeconfig "$kubeconfig" >&2 ||
+      as_root_if "$USE_SUDO" kind export kubeconfig --name "$CLUSTER_NAME" --kubeconfig "$kubeconfig" >&2 ||
         die "kind export kubeconfig --name $CLUSTER_NAME failed"
       changed=true
     fi
@@ -129,7 +120,7 @@ case "$action" in
     if [ "$action" = replaced ]; then
       log "cluster $CLUSTER_NAME exists with another config; deleting it to create it again"
       rc=0
-      cluster_cmd kind delete cluster --name "$CLUSTER_NAME" --kubeconfig "$kubeconfig" >&2 ||
+      as_root_if "$USE_SUDO" kind delete cluster --name "$CLUSTER_NAME" --kubeconfig "$kubeconfig" >&2 ||
         rc=$?
       [ "$rc" -eq 0 ] || die "kind delete cluster --name $CLUSTER_NAME failed (exit $rc)"
     fi
@@ -139,14 +130,14 @@ case "$action" in
     as_root mkdir -p "${kubeconfig%/*}"
     log "creating cluster $CLUSTER_NAME ($NODE_IMAGE)"
     rc=0
-    cluster_cmd nvkind cluster create --name "$CLUSTER_NAME" --config-template "$config_file" \
+    as_root_if "$USE_SUDO" nvkind cluster create --name "$CLUSTER_NAME" --config-template "$config_file" \
       --image "$NODE_IMAGE" --kubeconfig "$kubeconfig" >&2 || rc=$?
     [ "$rc" -eq 0 ] ||
       die "nvkind cluster create --name $CLUSTER_NAME failed (exit $rc); its output is above"
     ;;
 esac
 
-gpus_out="$(cluster_cmd nvkind cluster print-gpus --name "$CLUSTER_NAME" \
+gpus_out="$(as_root_if "$USE_SUDO" nvkind cluster print-gpus --name "$CLUSTER_NAME" \
   2>"$GPU_CI_WORKDIR/print-gpus.err")" ||
   die "nvkind cluster print-gpus --name $CLUSTER_NAME failed: \
 $(tail_of "$GPU_CI_WORKDIR/print-gpus.err")"
@@ -161,7 +152,7 @@ fi
 log "cluster $CLUSTER_NAME: $gpu_count GPU(s) in its nodes"
 
 # The kubeconfig: kept on the host pointing at 127.0.0.1, returned pointing at $server.
-current="$(cluster_cmd cat "$kubeconfig")" || die "cannot read the kubeconfig $KUBECONFIG_PATH"
+current="$(as_root_if "$USE_SUDO" cat "$kubeconfig")" || die "cannot read the kubeconfig $KUBECONFIG_PATH"
 local_config="$(set_server "$current" "https://127.0.0.1:$API_SERVER_PORT")" ||
   die "the kubeconfig $KUBECONFIG_PATH does not have exactly one cluster server"
 if [ "$local_config" != "$current" ]; then
