@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -21,10 +21,12 @@ from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.constraints import ConstraintReport, evaluate
-from stacks.cluster_layer import ClusterLayer
 from stacks.config import StackConfig
 from stacks.errors import GpuCiError
 from stacks.outputs import ClusterOutputs, PlatformOutputs
+
+if TYPE_CHECKING:  # the cluster layer (and pulumi-command) loads only when a stack has one
+    from stacks.cluster_layer import ClusterLayer
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TRAINER = "kubeflow-trainer"

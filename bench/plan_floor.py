@@ -1,0 +1,189 @@
+"""The offline plan's cost against the Pulumi SDK's own floor, and how it scales.
+
+For each stack: the program planned in-process under the recording mocks (median of N
+runs, imports already loaded), then the SDK floor: the same registrations (types, names,
+parents, dependencies, inputs) replayed through the same mocks by a program that has no
+gpu-ci code at all. plan / floor is what gpu-ci itself adds (config validation, script
+rendering, recipe resolution). Generated stacks show how both grow with the fleet:
+`vm-N` is N GPU VMs, each bootstrapped and registered as a runner; `recipe-30` deploys a
+generated 30-component recipe. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import pulumi  # noqa: E402
+
+from stacks.mocks import ProgramRun, Registration, mask, run_program  # noqa: E402
+from stacks.program import main as gpu_ci_program  # noqa: E402
+from stacks.stack_file import read_stack_file  # noqa: E402
+
+PROJECT = "gpu-ci"
+
+
+def replay(registrations: list[Registration]) -> Callable[[], None]:
+    """A program registering exactly `registrations`, with none of gpu-ci's code."""
+
+    def program() -> None:
+        made: dict[str, pulumi.Resource] = {}
+        for reg in registrations:
+            if reg.read:
+                continue
+            opts = pulumi.ResourceOptions(
+                parent=made.get(reg.parent),
+                depends_on=[made[d] for d in reg.dependencies if d in made],
+            )
+            if reg.custom:
+                made[reg.urn] = pulumi.CustomResource(reg.type, reg.name, mask(reg.inputs), opts)
+            else:
+                component = pulumi.ComponentResource(reg.type, reg.name, None, opts)
+                component.register_outputs({})
+                made[reg.urn] = component
+
+    return program
+
+
+def timed(runs: int, once: Callable[[], ProgramRun]) -> tuple[float, ProgramRun]:
+    times, last = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        last = once()
+        times.append(time.perf_counter() - start)
+    assert last is not None
+    return statistics.median(times), last
+
+
+def plan(name: str, config: dict[str, str], secrets: set[str], runs: int) -> dict[str, Any]:
+    def program_run() -> ProgramRun:
+        return run_program(
+            gpu_ci_program, project=PROJECT, stack=name, config=config, secret_keys=secrets
+        )
+
+    plan_s, run = timed(runs, program_run)
+    registrations = run.registrations
+
+    def floor_run() -> ProgramRun:
+        return run_program(replay(registrations), project=PROJECT, stack=name, config={})
+
+    floor_s, floor = timed(runs, floor_run)
+    assert len(floor.registrations) == len([r for r in registrations if not r.read])
+    return {
+        "stack": name,
+        "resources": len(registrations),
+        "plan_s": plan_s,
+        "floor_s": floor_s,
+        "ratio": plan_s / floor_s,
+    }
+
+
+def stack_config(stack: str) -> tuple[dict[str, str], set[str]]:
+    file = read_stack_file(REPO, stack)
+    return dict(file.config), set(file.secret_keys)
+
+
+def fleet(vms: int) -> tuple[dict[str, str], set[str]]:
+    """The dev stack without cluster and platform (one per host), with `vms` VMs."""
+    config, secrets = stack_config("dev")
+    config.pop("gpu-ci:cluster")
+    config.pop("gpu-ci:platform")
+    vm = json.loads(config["gpu-ci:vm"])
+    config["gpu-ci:vm"] = json.dumps({**vm, "count": vms})
+    return config, secrets
+
+
+def recipe_catalog(root: Path, components: int) -> Path:
+    """A catalog whose `bench` overlay deploys `components` charts, each after the last."""
+    registry = {
+        "apiVersion": "aicr.nvidia.com/v1alpha1",
+        "kind": "ComponentRegistry",
+        "components": [
+            {
+                "name": f"bench-{i:02d}",
+                "displayName": f"bench-{i:02d}",
+                "helm": {
+                    "defaultRepository": "https://charts.example.org/bench",
+                    "defaultChart": f"bench/bench-{i:02d}",
+                    "defaultVersion": "1.0.0",
+                    "defaultNamespace": f"bench-{i % 5}",
+                },
+            }
+            for i in range(components)
+        ],
+    }
+    overlay = {
+        "kind": "RecipeMetadata",
+        "apiVersion": "aicr.nvidia.com/v1alpha1",
+        "metadata": {"name": "kind-a10-bench"},
+        "spec": {
+            "base": "kind-a10",
+            "criteria": {"service": "kind", "accelerator": "a10", "platform": "bench"},
+            "componentRefs": [
+                {
+                    "name": f"bench-{i:02d}",
+                    "type": "Helm",
+                    **({"dependencyRefs": [f"bench-{i - 1:02d}"]} if i else {}),
+                }
+                for i in range(components)
+            ],
+        },
+    }
+    (root / "overlays").mkdir(parents=True)
+    (root / "registry.yaml").write_text(json.dumps(registry))
+    (root / "overlays" / "kind-a10-bench.yaml").write_text(json.dumps(overlay))
+    return root
+
+
+def recipe_stack(catalog: Path) -> tuple[dict[str, str], set[str]]:
+    config, secrets = stack_config("dev")
+    config["gpu-ci:platform"] = json.dumps(
+        {"platform": "bench", "catalogs": [str(catalog)], "deploymentChecks": False}
+    )
+    return config, secrets
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="example stacks only (CI smoke)")
+    args = parser.parse_args()
+    cases: list[tuple[str, tuple[dict[str, str], set[str]]]] = [
+        (name, stack_config(name)) for name in ("dev", "workstation", "gpu-dev")
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        if not args.quick:
+            cases += [("vm-5", fleet(5)), ("vm-50", fleet(50))]
+            cases.append(("recipe-30", recipe_stack(recipe_catalog(Path(tmp) / "bench", 30))))
+        print(
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+            f"median of {args.runs} in-process runs"
+        )
+        print(
+            f"{'stack':<12} {'resources':>9} {'plan (s)':>9} {'floor (s)':>10} {'plan/floor':>11}"
+        )
+        for name, (config, secrets) in cases:
+            row = plan(name, config, secrets, args.runs)
+            print(
+                f"{row['stack']:<12} {row['resources']:>9} {row['plan_s']:>9.3f} "
+                f"{row['floor_s']:>10.3f} {row['ratio']:>11.2f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)  # skip the SDK's noisy event-loop teardown, as `python -m stacks` does

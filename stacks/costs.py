@@ -1,0 +1,139 @@
+"""What the GPU capacity costs a month: always-on VMs versus scale-to-zero runners.
+
+Kubeflow moved its GPU CI from a long-lived A10 VM to ARC runners that launch a VM per job
+because a GPU that idles all month costs more than the jobs it runs. This model shows that
+trade-off before a user picks a capacity: list prices per GPU-hour (typed, with their
+source and the date they were read) times the hours each choice keeps a GPU VM alive.
+
+Figures are OCI pay-as-you-go list prices in USD; Universal Credits and negotiated rates
+are lower. Boot volumes are billed like block volumes (balanced performance). Network,
+OKE control plane and the launcher pods' CPU nodes are left out: they are small next to
+GPUs and depend on choices this model does not see.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+HOURS_PER_MONTH = 730.0
+"""OCI (like the other clouds) bills a month as 730 hours."""
+DAYS_PER_MONTH = HOURS_PER_MONTH / 24
+
+
+class GpuPrice(BaseModel):
+    """List price of one GPU-hour of a GPU model's shapes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpuModel: str
+    usdPerGpuHour: float = Field(gt=0)
+    source: str
+    read: dt.date
+
+
+_PRICE_SOURCE = (
+    "OCI price list (oracle.com/cloud/price-list, Compute - GPU), as tabulated per shape in "
+    "'Oracle Cloud GPU SKUs: Pricing, BYOL Rules and the Egress Trap' "
+    "(oraclelicensingexperts.com, 2026-04-14): VM.GPU.A10.1 ~$1.27/h, A100-v2.8 $32/h, "
+    "H100.8 $80/h"
+)
+
+GPU_PRICES: dict[str, GpuPrice] = {
+    p.gpuModel: p
+    for p in (
+        GpuPrice(
+            gpuModel="A10", usdPerGpuHour=1.27, source=_PRICE_SOURCE, read=dt.date(2026, 11, 29)
+        ),
+        GpuPrice(
+            gpuModel="A100", usdPerGpuHour=4.00, source=_PRICE_SOURCE, read=dt.date(2026, 11, 29)
+        ),
+        GpuPrice(
+            gpuModel="H100", usdPerGpuHour=10.00, source=_PRICE_SOURCE, read=dt.date(2026, 11, 29)
+        ),
+    )
+}
+
+BOOT_VOLUME_USD_PER_GB_MONTH = 0.0255 + 10 * 0.0017
+"""Block volume storage ($0.0255/GB-month) plus balanced performance (10 VPUs x $0.0017),
+OCI block volume price list (oracle.com/cloud/storage/block-volumes/pricing)."""
+
+
+class Usage(BaseModel):
+    """How much GPU CI a project runs; what scale-to-zero capacity is billed for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    jobsPerDay: float = Field(10, ge=0, description="GPU jobs a day, averaged over a month")
+    minutesPerJob: float = Field(60, gt=0, description="the Trainer GPU e2e job takes ~60 min")
+    overheadMinutesPerJob: float = Field(
+        8, ge=0, description="VM launch, boot and teardown billed around each job"
+    )
+
+
+class CapacityCost(BaseModel):
+    """Estimated monthly compute cost of one capacity choice, and the alternative."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    currency: Literal["USD"] = "USD"
+    shape: str
+    gpus: int
+    vms: int
+    alwaysOnMonthly: float
+    scaleToZeroMonthly: float
+    breakEvenJobsPerDay: float
+    usage: Usage
+    priceSource: str
+
+    def line(self, chosen: Literal["vm", "arc"]) -> str:
+        """One line for the plan: the chosen capacity first, then the other."""
+        on = f"${self.alwaysOnMonthly:,.0f}/month for {self.vms} x {self.shape} always on"
+        zero = (
+            f"${self.scaleToZeroMonthly:,.0f}/month scale-to-zero at "
+            f"{self.usage.jobsPerDay:g} jobs/day x {self.usage.minutesPerJob:g} min"
+        )
+        first, second = (on, zero) if chosen == "vm" else (zero, on)
+        return (
+            f"estimated compute: {first} (vs {second}; break-even "
+            f"{self.breakEvenJobsPerDay:.1f} jobs/day)"
+        )
+
+
+class UnpricedShapeError(ValueError):
+    """No list price is known for the shape's GPU model."""
+
+
+def estimate(
+    *, shape: str, gpu_model: str, gpus: int, vms: int, boot_volume_gbs: int, usage: Usage
+) -> CapacityCost:
+    """Monthly cost of `vms` always-on VMs of `shape`, and of running the same work on
+    VMs launched per job (one VM of the shape per concurrent job)."""
+    price = GPU_PRICES.get(gpu_model)
+    if price is None:
+        raise UnpricedShapeError(
+            f"no list price for {gpu_model} GPUs ({shape}); known: {', '.join(GPU_PRICES)}"
+        )
+    vm_hour = price.usdPerGpuHour * gpus
+    boot_month = boot_volume_gbs * BOOT_VOLUME_USD_PER_GB_MONTH
+    always_on = vms * (vm_hour * HOURS_PER_MONTH + boot_month)
+    billed_hours = (
+        usage.jobsPerDay * DAYS_PER_MONTH * (usage.minutesPerJob + usage.overheadMinutesPerJob) / 60
+    )
+    per_vm_hour = vm_hour + boot_month / HOURS_PER_MONTH
+    scale_to_zero = billed_hours * per_vm_hour
+    cost_per_job = per_vm_hour * (usage.minutesPerJob + usage.overheadMinutesPerJob) / 60
+    break_even = always_on / (cost_per_job * DAYS_PER_MONTH)
+    return CapacityCost(
+        shape=shape,
+        gpus=gpus,
+        vms=vms,
+        alwaysOnMonthly=round(always_on, 2),
+        scaleToZeroMonthly=round(scale_to_zero, 2),
+        breakEvenJobsPerDay=round(break_even, 1),
+        usage=usage,
+        priceSource=price.source,
+    )

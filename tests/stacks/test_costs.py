@@ -1,0 +1,63 @@
+"""The cost model: always-on VMs versus scale-to-zero, from typed list prices."""
+
+from __future__ import annotations
+
+import pytest
+
+from stacks.costs import (
+    BOOT_VOLUME_USD_PER_GB_MONTH,
+    GPU_PRICES,
+    CapacityCost,
+    UnpricedShapeError,
+    Usage,
+    estimate,
+)
+
+
+def a10(**usage: float) -> CapacityCost:
+    return estimate(
+        shape="VM.GPU.A10.1",
+        gpu_model="A10",
+        gpus=1,
+        vms=1,
+        boot_volume_gbs=512,
+        usage=Usage(**usage),
+    )
+
+
+def test_always_on_is_730_gpu_hours_plus_the_boot_volume() -> None:
+    cost = a10()
+    assert pytest.approx(0.0425) == BOOT_VOLUME_USD_PER_GB_MONTH
+    assert cost.alwaysOnMonthly == pytest.approx(1.27 * 730 + 512 * 0.0425, abs=0.01)  # 948.86
+
+
+def test_scale_to_zero_bills_only_the_jobs_and_their_overhead() -> None:
+    cost = a10(jobsPerDay=10, minutesPerJob=60, overheadMinutesPerJob=8)
+    hours = 10 * (730 / 24) * 68 / 60
+    assert cost.scaleToZeroMonthly == pytest.approx(hours * (1.27 + 512 * 0.0425 / 730), abs=0.01)
+    assert cost.breakEvenJobsPerDay == pytest.approx(21.2, abs=0.05)
+    assert a10(jobsPerDay=0).scaleToZeroMonthly == 0
+
+
+def test_more_vms_cost_proportionally_more_when_always_on() -> None:
+    two = estimate(
+        shape="VM.GPU.A10.2", gpu_model="A10", gpus=2, vms=3, boot_volume_gbs=512, usage=Usage()
+    )
+    assert two.alwaysOnMonthly == pytest.approx(3 * (2 * 1.27 * 730 + 512 * 0.0425), abs=0.01)
+
+
+def test_the_plan_line_names_both_choices() -> None:
+    line = a10(jobsPerDay=10).line("vm")
+    assert line == (
+        "estimated compute: $949/month for 1 x VM.GPU.A10.1 always on (vs $448/month "
+        "scale-to-zero at 10 jobs/day x 60 min; break-even 21.2 jobs/day)"
+    )
+    assert a10().line("arc").startswith("estimated compute: $448/month scale-to-zero")
+
+
+def test_prices_carry_their_source_and_an_unpriced_gpu_is_an_error() -> None:
+    assert all(p.source and p.read.year >= 2026 for p in GPU_PRICES.values())
+    with pytest.raises(UnpricedShapeError, match=r"no list price for V100 GPUs \(VM.GPU3.1\)"):
+        estimate(
+            shape="VM.GPU3.1", gpu_model="V100", gpus=1, vms=1, boot_volume_gbs=100, usage=Usage()
+        )
