@@ -27,6 +27,8 @@ _OCID_KIND = {
     "oci:Core/securityList:SecurityList": "securitylist",
     "oci:Core/networkSecurityGroup:NetworkSecurityGroup": "networksecuritygroup",
     "oci:Core/computeCapacityReport:ComputeCapacityReport": "computecapacityreport",
+    "oci:ContainerEngine/cluster:Cluster": "cluster",
+    "oci:ContainerEngine/nodePool:NodePool": "nodepool",
 }
 
 
@@ -38,6 +40,8 @@ _FILLED_AT_CREATE: dict[str, tuple[str, ...]] = {
 
 
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
+OKE_VERSIONS = ("1.32.1", "1.33.1", "1.34.1")
+"""Kubernetes versions the fake OKE offers node images for."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,8 @@ class FakeCloud:
             "oci:Identity/getAvailabilityDomains:getAvailabilityDomains": self._ads,
             "oci:Core/getImages:getImages": self._images,
             "oci:Core/getSubnet:getSubnet": self._subnet,
+            "oci:ContainerEngine/getNodePoolOption:getNodePoolOption": self._node_pool_option,
+            "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig": self._kubeconfig,
         }
 
     # -- invokes -------------------------------------------------------------------------
@@ -148,6 +154,31 @@ class FakeCloud:
             "vcnId": f"ocid1.vcn.oc1.{self.region}.{_digest('vcn-of', subnet_id)}",
             "cidrBlock": "10.0.1.0/24",
         }
+
+    def _node_pool_option(self, args: dict[str, Any]) -> dict[str, Any]:
+        """OKE node images: for each offered Kubernetes version, an Oracle Linux image, a
+        GPU one and an aarch64 one, in two releases (the newer one must be picked)."""
+        sources = []
+        for version in OKE_VERSIONS:
+            for date, build in (("2026.05.14", 0), ("2026.07.30", 1)):
+                for flavour in ("", "Gpu-", "aarch64-"):
+                    name = f"Oracle-Linux-8.10-{flavour}{date}-{build}-OKE-{version}-812"
+                    sources.append(
+                        {
+                            "sourceType": "IMAGE",
+                            "sourceName": name,
+                            "imageId": f"ocid1.image.oc1.{self.region}.{_digest('oke', name)}",
+                        }
+                    )
+        return {
+            "id": args.get("nodePoolOptionId", "all"),
+            "nodePoolOptionId": args.get("nodePoolOptionId", "all"),
+            "kubernetesVersions": [f"v{v}" for v in OKE_VERSIONS],
+            "sources": sources,
+        }
+
+    def _kubeconfig(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"clusterId": args.get("clusterId"), "content": FAKE_KUBECONFIG}
 
     # -- resources -----------------------------------------------------------------------
     def resource_id(self, type_: str, digest: str) -> str:

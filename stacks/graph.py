@@ -45,15 +45,19 @@ def tags(cfg: StackConfig, ctx: StackContext) -> dict[str, str]:
 def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
     """Register every layer the config asks for; return their typed outputs."""
     outputs = StackOutputs()
-    capacity = None
-    if cfg.capacity == "vm":
-        capacity = _vm_capacity(cfg, ctx)
-        outputs.layers["capacity"] = _vm_capacity_outputs(cfg, capacity)
     platform = None
     if cfg.platform is not None:  # resolved before anything registers: errors stop early
         from stacks.platform_layer import prepare_platform  # noqa: PLC0415
 
         platform = prepare_platform(cfg)
+    capacity = None
+    if cfg.capacity == "vm":
+        capacity = _vm_capacity(cfg, ctx)
+        outputs.layers["capacity"] = _vm_capacity_outputs(cfg, capacity)
+    elif cfg.capacity == "arc":
+        from stacks.arc_layer import build_arc_capacity  # noqa: PLC0415
+
+        outputs.layers["capacity"] = build_arc_capacity(cfg, ctx)
     cluster = None
     if cfg.host is not None:
         from stacks.host_layer import build_host_layer  # noqa: PLC0415

@@ -165,3 +165,64 @@ class PlatformOutputs(BaseModel):
     releases: dict[str, dict[str, Any]]
     checks: dict[str, dict[str, Any]]
     constraints: dict[str, list[str]]
+
+
+class ArcScaleSetRecord(BaseModel):
+    """One runner scale set of the `arc` capacity: what jobs target and how it scales."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    kind: Literal["vm-launcher", "gpu-pod"]
+    labels: list[str]
+    runnerGroup: str
+    githubConfigUrl: str
+    minRunners: int
+    maxRunners: int
+
+
+class ArcCapacityOutputs(BaseModel):
+    """Export `capacity` of a stack whose gpu-ci:capacity is `arc`.
+
+    `cluster` says where ARC runs (an existing cluster's kubeconfig, another stack, or an
+    OKE cluster of this stack, whose ids are given); `launchSubnetId`/`launchNsgId` are this
+    stack's network when vm-launcher VMs or the OKE cluster use it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    kind: Literal["arc"] = "arc"
+    cluster: Literal["kubeconfig", "clusterStack", "oke"]
+    clusterId: str | None
+    nodePoolIds: dict[str, str]
+    controller: dict[str, str]
+    runnersNamespace: str
+    scaleSets: list[ArcScaleSetRecord]
+    failedRunnerCleanup: str | None
+    launchSubnetId: str | None
+    launchNsgId: str | None
+
+
+def arc_capacity_outputs(
+    *,
+    static: dict[str, Any],
+    cluster_id: Any,
+    node_pool_ids: dict[str, Any],
+    subnet_id: Any,
+    nsg_id: Any,
+) -> Any:
+    """`static`: the fields known from config (cluster, controller, scale sets, ...)."""
+    names = list(node_pool_ids)
+    return _typed(
+        ArcCapacityOutputs,
+        static,
+        {
+            "clusterId": cluster_id,
+            "nodePoolIds": pulumi.Output.all(*node_pool_ids.values()).apply(
+                lambda ids: dict(zip(names, ids, strict=True))
+            ),
+            "launchSubnetId": subnet_id,
+            "launchNsgId": nsg_id,
+        },
+    )

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from components.cluster.kind_config import NvkindClusterSpec
+from stacks.config.arc import ArcConfig
 from stacks.config.base import ConfigModel, Ocid
 from stacks.config.host import HostConfig
 from stacks.config.network import NetworkConfig
@@ -23,7 +24,7 @@ from stacks.config.vm import VmCapacityConfig
 from stacks.shapes import GPU_SHAPES
 
 NAMESPACE = "gpu-ci"
-CapacityKind = Literal["vm", "none"]
+CapacityKind = Literal["vm", "arc", "none"]
 
 # Why a key is needed once the stack creates OCI resources, and how to set it.
 _WHY = {
@@ -39,6 +40,7 @@ class StackConfig(ConfigModel):
 
     capacity: CapacityKind = "none"
     vm: VmCapacityConfig | None = None
+    arc: ArcConfig | None = None
     compartmentId: Ocid | None = None
     tenancyId: Ocid | None = None
     owner: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$")
@@ -63,12 +65,41 @@ class StackConfig(ConfigModel):
             )
         return vm
 
+    @field_validator("arc")
+    @classmethod
+    def _arc_matches_capacity(cls, arc: ArcConfig | None, info: ValidationInfo) -> ArcConfig | None:
+        capacity = info.data.get("capacity")
+        if capacity == "arc" and arc is None:
+            raise ValueError(
+                "required when gpu-ci:capacity is 'arc': the cluster and the runner scale sets "
+                "(see Pulumi.arc.yaml)"
+            )
+        if arc is not None and capacity is not None and capacity != "arc":
+            raise ValueError(
+                f"set, but gpu-ci:capacity is {capacity!r}; set gpu-ci:capacity to 'arc' "
+                "or remove gpu-ci:arc"
+            )
+        return arc
+
     @field_validator("compartmentId", "owner")
     @classmethod
     def _required_for_oci(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None and info.data.get("capacity") == "vm":
             assert info.field_name is not None
             raise ValueError(f"required when gpu-ci:capacity is 'vm': {_WHY[info.field_name]}")
+        arc = info.data.get("arc")
+        if value is None and arc is not None:
+            assert info.field_name is not None
+            if info.field_name == "owner" and arc.needs_network:
+                raise ValueError(
+                    "required when gpu-ci:arc creates OCI resources (an OKE cluster, or the "
+                    f"network of launched VMs without a subnetId): {_WHY['owner']}"
+                )
+            if info.field_name == "compartmentId" and arc.needs_compartment:
+                raise ValueError(
+                    "required when gpu-ci:arc creates OCI resources or launches VMs without "
+                    f"their own compartmentId: {_WHY['compartmentId']}"
+                )
         return value
 
     @field_validator("tenancyId")
@@ -193,4 +224,6 @@ class StackConfig(ConfigModel):
         """Other stacks this stack reads through StackReferences."""
         if self.platform is not None and self.platform.clusterStack is not None:
             return [self.platform.clusterStack]
+        if self.arc is not None and self.arc.cluster.clusterStack is not None:
+            return [self.arc.cluster.clusterStack]
         return []

@@ -88,7 +88,7 @@ def test_all_problems_in_one_message() -> None:
 
 def test_capacity_enum_typo() -> None:
     assert problems({"gpu-ci:capacity": "vmm"}) == [
-        "gpu-ci:capacity: must be one of 'vm', 'none' (did you mean 'vm'?) [given: 'vmm']"
+        "gpu-ci:capacity: must be one of 'vm', 'arc', 'none' (did you mean 'vm'?) [given: 'vmm']"
     ]
 
 

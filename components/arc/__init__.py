@@ -1,0 +1,1 @@
+"""The ARC capacity: controller, runner scale sets, failed-runner cleanup, OKE cluster."""

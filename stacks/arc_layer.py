@@ -1,0 +1,212 @@
+"""Graph assembly of the `arc` capacity: ARC on a cluster, with GPU runner scale sets.
+
+Order (each an explicit `depends_on`, so a destroy runs it backwards):
+1. the network (gpu-ci:network), when OKE or VMs launched without a subnet of their own
+   need it; the OKE cluster and its node pools in it, when `cluster.oke` is set;
+2. the controller and its namespaces (after the CPU node pool);
+3. per scale set, its secrets (after the controller), then its release (after its secrets
+   and the node pool its pods run on: CPU for launchers, GPU for gpu-pod sets);
+4. the failed-runner cleanup CronJob (after the controller).
+
+Placement defaults: with OKE, the controller, listeners, launchers and the cleanup job go
+to the CPU pool (its labels as node selector, tolerations for its taints) and gpu-pod sets
+to the GPU pool; on other clusters nothing is selected, and gpu-pod sets tolerate the usual
+`nvidia.com/gpu` taint. Explicit `nodeSelector`/`tolerations` in config win.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from components.arc.cleanup import FailedRunnerCleanup, FailedRunnerCleanupArgs
+from components.arc.controller import ArcController, ArcControllerArgs
+from components.arc.kubeconfig_cluster import KubeconfigCluster, KubeconfigClusterArgs
+from components.arc.oke import OkeCluster, OkeClusterArgs
+from components.arc.scale_set import ArcRunnerScaleSet, ArcRunnerScaleSetArgs, LaunchNetwork
+from components.arc.values import GPU, Placement
+from components.cluster_reference import ClusterReference, ClusterReferenceArgs
+from components.oci_network import OciNetwork, OciNetworkArgs
+from stacks.config import StackConfig
+from stacks.config.arc import ArcConfig, GpuPodScaleSet, OkePool, Toleration
+from stacks.graph import StackContext, tags
+from stacks.outputs import arc_capacity_outputs
+
+GPU_TOLERATION = {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}
+
+
+def pool_placement(pool: OkePool) -> Placement:
+    """Pods that run on `pool`: its labels as selector, a toleration per taint."""
+    return Placement(
+        node_selector=dict(pool.labels),
+        tolerations=[t.toleration().to_k8s() for t in pool.taints],
+    )
+
+
+def _explicit(
+    selector: dict[str, str] | None, tolerations: list[Toleration] | None, default: Placement
+) -> Placement:
+    return Placement(
+        node_selector=dict(selector) if selector is not None else dict(default.node_selector),
+        tolerations=(
+            [t.to_k8s() for t in tolerations]
+            if tolerations is not None
+            else [dict(t) for t in default.tolerations]
+        ),
+    )
+
+
+def build_arc_capacity(cfg: StackConfig, ctx: StackContext) -> Any:
+    arc = cfg.arc
+    assert arc is not None  # guaranteed by validation
+    common_tags = tags(cfg, ctx)
+    network = None
+    if arc.needs_network:
+        assert cfg.compartmentId is not None  # guaranteed by validation
+        network = OciNetwork(
+            "network",
+            OciNetworkArgs(
+                compartment_id=cfg.compartmentId,
+                config=cfg.network,
+                freeform_tags={**common_tags, "gpu-ci-role": "network"},
+            ),
+        )
+    oke = _oke(cfg, ctx, arc, network, common_tags)
+    if oke is not None:
+        provider = oke.provider
+    elif arc.cluster.kubeconfig is not None:
+        provider = KubeconfigCluster(
+            "cluster", KubeconfigClusterArgs(kubeconfig=arc.cluster.kubeconfig)
+        ).provider
+    else:
+        assert arc.cluster.clusterStack is not None  # exactly one source, by validation
+        provider = ClusterReference(
+            "cluster", ClusterReferenceArgs(stack=arc.cluster.clusterStack)
+        ).provider
+
+    cpu, gpu = Placement(), Placement(tolerations=[dict(GPU_TOLERATION)])
+    cpu_after: list[pulumi.Resource] = []
+    gpu_after: list[pulumi.Resource] = []
+    if oke is not None:
+        assert arc.cluster.oke is not None
+        cpu = pool_placement(arc.cluster.oke.cpuPool)
+        cpu_after = [oke.cpu_pool]
+        if arc.cluster.oke.gpuPool is not None and oke.gpu_pool is not None:
+            gpu = pool_placement(arc.cluster.oke.gpuPool)
+            gpu_after = [oke.gpu_pool]
+    system = _explicit(arc.controller.nodeSelector, arc.controller.tolerations, cpu)
+
+    controller = ArcController(
+        "arc-controller",
+        ArcControllerArgs(
+            provider=provider,
+            config=arc.controller,
+            runners_namespace=arc.runnersNamespace,
+            placement=system,
+            depends_on=cpu_after,
+        ),
+    )
+    launch = (
+        LaunchNetwork(subnet_id=network.subnet_id, nsg_id=network.nsg_id)
+        if network is not None
+        else None
+    )
+    for ss in arc.scaleSets:
+        is_gpu = isinstance(ss, GpuPodScaleSet)
+        ArcRunnerScaleSet(
+            f"scale-set-{ss.name}",
+            ArcRunnerScaleSetArgs(
+                provider=provider,
+                namespace=arc.runnersNamespace,
+                scale_set=ss,
+                chart_version=arc.controller.chartVersion,
+                controller_service_account=controller.service_account,
+                github_app=arc.githubApp,
+                existing_secret=arc.existingSecret,
+                placement=_explicit(ss.nodeSelector, ss.tolerations, gpu if is_gpu else cpu),
+                listener=system,
+                compartment_id=cfg.compartmentId,
+                network=launch,
+                depends_on=[controller, *(gpu_after if is_gpu else cpu_after)],
+            ),
+        )
+    if arc.failedRunnerCleanup is not None:
+        FailedRunnerCleanup(
+            "failed-runner-cleanup",
+            FailedRunnerCleanupArgs(
+                provider=provider,
+                namespace=arc.runnersNamespace,
+                config=arc.failedRunnerCleanup,
+                placement=system,
+                depends_on=[controller],
+            ),
+        )
+    return _outputs(arc, controller, oke, network)
+
+
+def _oke(
+    cfg: StackConfig,
+    ctx: StackContext,
+    arc: ArcConfig,
+    network: OciNetwork | None,
+    common_tags: dict[str, str],
+) -> OkeCluster | None:
+    oke = arc.cluster.oke
+    if oke is None:
+        return None
+    assert network is not None and cfg.compartmentId is not None  # guaranteed by validation
+    return OkeCluster(
+        "oke",
+        OkeClusterArgs(
+            compartment_id=cfg.compartmentId,
+            cluster_name=oke.name or f"{ctx.project}-{ctx.stack}",
+            config=oke,
+            vcn_id=network.vcn_id,
+            subnet_id=network.subnet_id,
+            network_nsg_id=network.nsg_id,
+            freeform_tags={**common_tags, "gpu-ci-role": "oke"},
+        ),
+        opts=pulumi.ResourceOptions(depends_on=[network]),
+    )
+
+
+def _outputs(
+    arc: ArcConfig, controller: ArcController, oke: OkeCluster | None, network: OciNetwork | None
+) -> Any:
+    pools: dict[str, Any] = {}
+    if oke is not None:
+        pools["cpu"] = oke.cpu_pool.id
+        if oke.gpu_pool is not None:
+            pools["gpu"] = oke.gpu_pool.id
+    return arc_capacity_outputs(
+        static={
+            "cluster": arc.cluster.source,
+            "controller": {
+                "namespace": arc.controller.namespace,
+                "release": arc.controller.releaseName,
+                "chartVersion": arc.controller.chartVersion,
+                "serviceAccount": controller.service_account["name"],
+            },
+            "runnersNamespace": arc.runnersNamespace,
+            "scaleSets": [
+                {
+                    "name": ss.name,
+                    "kind": ss.kind,
+                    "labels": [ss.name, *ss.labels],
+                    "runnerGroup": ss.runnerGroup,
+                    "githubConfigUrl": ss.githubConfigUrl,
+                    "minRunners": ss.minRunners,
+                    "maxRunners": ss.maxRunners,
+                }
+                for ss in arc.scaleSets
+            ],
+            "failedRunnerCleanup": (
+                arc.failedRunnerCleanup.schedule if arc.failedRunnerCleanup is not None else None
+            ),
+        },
+        cluster_id=oke.cluster.id if oke is not None else None,
+        node_pool_ids=pools,
+        subnet_id=network.subnet_id if network is not None else None,
+        nsg_id=network.nsg_id if network is not None else None,
+    )

@@ -1,0 +1,587 @@
+"""`gpu-ci:arc`: the ARC capacity, GitHub's Actions Runner Controller with GPU scale sets.
+
+One controller (`gha-runner-scale-set-controller`) and a typed list of runner scale sets
+(`gha-runner-scale-set`), on an existing cluster (a kubeconfig kept as a secret, or another
+stack's `cluster`/`kubeconfig` exports) or on an enhanced OKE cluster created here with a
+CPU node pool and an optional A10 node pool.
+
+Two kinds of scale set:
+- `vm-launcher`: the runner pod is a small launcher that creates a throwaway OCI GPU VM,
+  runs the job there with the JIT config ARC injects, and deletes the VM (how CNCF runs
+  `oracle-vm-gpu-a10-1`/`-2`); the pod needs no GPU, only OCI API credentials;
+- `gpu-pod`: the runner pod (or, in kubernetes container mode, the job pod) gets
+  `nvidia.com/gpu` on a GPU node pool.
+
+A scale set's `name` is its runner label (`runs-on: oracle-vm-gpu-a10-1`), its Helm release
+and its AutoscalingRunnerSet, so it must be a valid runner label and Kubernetes name.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from stacks.config.base import Cidr, ConfigModel, Ocid
+from stacks.config.runner import _GITHUB_URL, _LABEL, GithubAppConfig
+from stacks.config.vm import _AD_NAME, _SHAPE_NAME, AvailabilityDomain
+from stacks.shapes import GPU_SHAPES
+
+ARC_CHARTS = "oci://ghcr.io/actions/actions-runner-controller-charts"
+"""Where both ARC charts are published (FIELD-NOTES §2)."""
+ARC_CHART_VERSION = "0.14.2"
+"""gha-runner-scale-set(-controller) 0.14.2: the newest release (Chart.yaml of
+actions/actions-runner-controller @ 2ee6b3b8, 2026-06-30; FIELD-NOTES §2 "latest 0.14.2")."""
+CLEANUP_IMAGE = "docker.io/alpine/k8s:1.33.3"
+"""kubectl plus a POSIX shell (the distroless registry.k8s.io/kubectl has no shell to filter
+EphemeralRunners by phase). Pinned by tag; no digest could be confirmed offline."""
+A10_SHAPES = tuple(name for name, shape in GPU_SHAPES.items() if shape.gpuModel == "A10")
+
+_K8S_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+_SCALE_SET_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,43}[a-z0-9])?$")
+_LABEL_NAME = r"[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?"
+_LABEL_KEY = re.compile(rf"^([a-z0-9]([a-z0-9.-]{{0,251}}[a-z0-9])?/)?{_LABEL_NAME}$")
+_LABEL_VALUE = re.compile(rf"^({_LABEL_NAME})?$")
+_QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$")
+_DIGEST_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$")
+_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+_REGION = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+-[0-9]+$")
+_CRON_FIELD = re.compile(r"^[0-9*/,-]+$")
+_STACK_REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$")
+_PLACEHOLDER = "offline-placeholder:"
+
+
+def _k8s_name(value: str) -> str:
+    if not _K8S_NAME.match(value):
+        raise ValueError(
+            "not a Kubernetes name: lowercase letters, digits and '-', starting and ending "
+            "with a letter or digit, at most 63 characters"
+        )
+    return value
+
+
+K8sName = Annotated[str, AfterValidator(_k8s_name)]
+
+
+def _labels(value: dict[str, str]) -> dict[str, str]:
+    for key, label in value.items():
+        if not _LABEL_KEY.match(key):
+            raise ValueError(f"{key!r} is not a Kubernetes label key ([prefix/]name)")
+        if not _LABEL_VALUE.match(label):
+            raise ValueError(f"{label!r} (for {key}) is not a Kubernetes label value")
+    return value
+
+
+NodeLabels = Annotated[dict[str, str], AfterValidator(_labels)]
+"""Kubernetes labels, e.g. a node selector `{gpu-ci/pool: cpu}`."""
+
+
+def _quantity(value: str) -> str:
+    if not _QUANTITY.match(value):
+        raise ValueError(f"{value!r} is not a Kubernetes quantity like 500m, 2 or 4Gi")
+    return value
+
+
+Quantity = Annotated[str, AfterValidator(_quantity)]
+
+
+def _digest_image(value: str) -> str:
+    if not _DIGEST_IMAGE.match(value):
+        raise ValueError(
+            "pin the image by digest (REGISTRY/REPO@sha256:<64 hex>): the launcher holds OCI "
+            "credentials, so a moved tag must not change what runs"
+        )
+    return value
+
+
+DigestImage = Annotated[str, AfterValidator(_digest_image)]
+
+
+def _pinned_image(value: str) -> str:
+    if _DIGEST_IMAGE.match(value):
+        return value
+    last = value.rsplit("/", 1)[-1]
+    name, _, tag = last.partition(":")
+    if not name or not _TAG.match(tag) or tag == "latest":
+        raise ValueError("pin the image by a version tag or a digest (not :latest, not untagged)")
+    return value
+
+
+PinnedImage = Annotated[str, AfterValidator(_pinned_image)]
+
+
+def _secret_like(pattern: re.Pattern[str], what: str) -> Any:
+    """A SecretStr check that accepts the offline plan's `secure:` placeholders."""
+
+    def check(value: SecretStr) -> SecretStr:
+        text = value.get_secret_value()
+        if text.startswith(_PLACEHOLDER) or pattern.search(text):
+            return value
+        raise ValueError(f"not {what}")
+
+    return AfterValidator(check)
+
+
+class Toleration(ConfigModel):
+    """A pod toleration, as in a PodSpec."""
+
+    key: str | None = None
+    operator: Literal["Exists", "Equal"] = "Equal"
+    value: str | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
+    tolerationSeconds: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.operator == "Exists" and self.value is not None:
+            raise ValueError("operator 'Exists' matches any value; remove value")
+        if self.operator == "Equal" and self.key is None:
+            raise ValueError("operator 'Equal' needs a key (or use operator 'Exists')")
+        return self
+
+    def to_k8s(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class Taint(ConfigModel):
+    """A node taint; pods need a matching toleration to run on the pool."""
+
+    key: str
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, key: str) -> str:
+        if not _LABEL_KEY.match(key):
+            raise ValueError(f"{key!r} is not a taint key ([prefix/]name)")
+        return key
+
+    def toleration(self) -> Toleration:
+        return Toleration(key=self.key, operator="Exists", effect=self.effect)
+
+    def kubelet_flag(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}"
+
+
+class ResourceList(ConfigModel):
+    cpu: Quantity | None = None
+    memory: Quantity | None = None
+
+
+class Resources(ConfigModel):
+    """Container requests and limits."""
+
+    requests: ResourceList | None = None
+    limits: ResourceList | None = None
+
+    def to_k8s(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class ControllerConfig(ConfigModel):
+    """The gha-runner-scale-set-controller release."""
+
+    chartVersion: str = Field(ARC_CHART_VERSION, pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")
+    namespace: K8sName = "arc-systems"
+    releaseName: K8sName = "arc"
+    resources: Resources = Field(
+        default_factory=lambda: Resources(
+            requests=ResourceList(cpu="100m", memory="128Mi"),
+            limits=ResourceList(memory="512Mi"),
+        )
+    )
+    metrics: bool = Field(False, description="serve controller and listener metrics on :8080")
+    runnerMaxConcurrentReconciles: int = Field(
+        10, ge=1, le=100, description="EphemeralRunner reconciles in parallel (chart: 2)"
+    )
+    nodeSelector: NodeLabels | None = Field(
+        None, description="for the controller and every listener (default: the OKE CPU pool)"
+    )
+    tolerations: list[Toleration] | None = None
+
+
+class OkePool(ConfigModel):
+    """One managed node pool."""
+
+    shape: str
+    size: int = Field(ge=0, le=100)
+    ocpus: float | None = Field(default=None, gt=0, description="Flex shapes only")
+    memoryGbs: float | None = Field(default=None, gt=0, description="Flex shapes only")
+    bootVolumeSizeGbs: int = Field(100, ge=50, le=32768)
+    labels: NodeLabels = Field(default_factory=dict)
+    taints: list[Taint] = Field(default_factory=list)
+    imageId: Ocid | None = Field(
+        None, description="default: the newest OKE image for the Kubernetes version"
+    )
+    availabilityDomains: list[AvailabilityDomain] = Field(
+        default_factory=lambda: list[int | str]([0]), min_length=1
+    )
+
+    @model_validator(mode="after")
+    def _flex(self) -> Self:
+        flex = self.shape.endswith(".Flex")
+        given = self.ocpus is not None or self.memoryGbs is not None
+        if flex and (self.ocpus is None or self.memoryGbs is None):
+            raise ValueError(f"{self.shape} is a Flex shape: give ocpus and memoryGbs")
+        if not flex and given:
+            raise ValueError(f"{self.shape} is a fixed shape: remove ocpus and memoryGbs")
+        return self
+
+
+class OkeCpuPool(OkePool):
+    """Controller, listeners and VM launchers run here."""
+
+    shape: str = Field("VM.Standard.E5.Flex", pattern=_SHAPE_NAME.pattern)
+    size: int = Field(2, ge=1, le=100)
+    labels: NodeLabels = Field(default_factory=lambda: {"gpu-ci/pool": "cpu"})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flex_defaults(cls, data: Any) -> Any:
+        """A Flex shape (the default one included) gets 2 OCPUs and 16 GB unless given."""
+        if isinstance(data, dict) and str(data.get("shape", "VM.Standard.E5.Flex")).endswith(
+            ".Flex"
+        ):
+            return {"ocpus": 2, "memoryGbs": 16, **data}
+        return data
+
+
+class OkeGpuPool(OkePool):
+    """A10 nodes for gpu-pod scale sets; the recipe engine's OKE overlay (oke-a10) deploys
+    the GPU operator onto them (OKE's GPU images carry the driver)."""
+
+    shape: str = "VM.GPU.A10.1"
+    size: int = Field(1, ge=0, le=100)
+    bootVolumeSizeGbs: int = Field(200, ge=50, le=32768)
+    labels: NodeLabels = Field(
+        default_factory=lambda: {"gpu-ci/pool": "gpu", "nvidia.com/gpu.present": "true"}
+    )
+    taints: list[Taint] = Field(
+        default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present")]
+    )
+
+    @field_validator("shape")
+    @classmethod
+    def _a10(cls, shape: str) -> str:
+        if shape not in A10_SHAPES:
+            raise ValueError(f"the GPU pool takes an A10 shape: {', '.join(A10_SHAPES)}")
+        return shape
+
+
+class OkeConfig(ConfigModel):
+    """An enhanced OKE cluster in gpu-ci:network's VCN and subnet (endpoint, nodes and load
+    balancers share the subnet; the API endpoint is reachable from
+    gpu-ci:network.apiSourceCidrs)."""
+
+    name: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,254}$", description="default: PROJECT-STACK"
+    )
+    kubernetesVersion: str = Field(pattern=r"^v1\.[0-9]+\.[0-9]+$")
+    publicEndpoint: bool = True
+    podsCidr: Cidr = "10.244.0.0/16"
+    servicesCidr: Cidr = "10.96.0.0/16"
+    cpuPool: OkeCpuPool = Field(default_factory=OkeCpuPool)
+    gpuPool: OkeGpuPool | None = None
+
+
+class ArcClusterConfig(ConfigModel):
+    """Exactly one of: an existing cluster's kubeconfig (a secret), another stack of this
+    project exporting `cluster` and `kubeconfig`, or an OKE cluster created here."""
+
+    kubeconfig: SecretStr | None = Field(
+        None,
+        description="pulumi config set --secret --path gpu-ci:arc.cluster.kubeconfig < FILE",
+    )
+    clusterStack: str | None = Field(None, description="STACK or ORGANIZATION/PROJECT/STACK")
+    oke: OkeConfig | None = None
+
+    @field_validator("clusterStack")
+    @classmethod
+    def _reference(cls, value: str | None) -> str | None:
+        if value is not None and not _STACK_REFERENCE.match(value):
+            raise ValueError("not a stack reference: STACK or ORGANIZATION/PROJECT/STACK")
+        return value
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        given = [k for k in ("kubeconfig", "clusterStack", "oke") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of kubeconfig (an existing cluster), clusterStack (a stack "
+                f"that exports cluster and kubeconfig) or oke (create one); given: "
+                f"{', '.join(given) or 'none'}"
+            )
+        return self
+
+    @property
+    def source(self) -> Literal["kubeconfig", "clusterStack", "oke"]:
+        if self.oke is not None:
+            return "oke"
+        return "clusterStack" if self.clusterStack is not None else "kubeconfig"
+
+
+class LaunchPlacement(ConfigModel):
+    """Where the launcher creates VMs first."""
+
+    region: str = Field(pattern=_REGION.pattern)
+    availabilityDomain: str = Field(pattern=_AD_NAME.pattern)
+    subnetId: Ocid | None = Field(
+        None, description="default: the subnet of this stack's gpu-ci:network (and its NSG)"
+    )
+
+
+class FallbackPlacement(ConfigModel):
+    """Where the launcher retries when the first region/AD is out of capacity."""
+
+    region: str = Field(pattern=_REGION.pattern)
+    availabilityDomain: str = Field(pattern=_AD_NAME.pattern)
+    subnetId: Ocid
+
+
+class VmImageSelection(ConfigModel):
+    """Which VM image the launcher boots: the newest image of its image family for `arch`
+    (gha-cloudrunner: `ubuntu-24.04-<arch>-gha-image`, `rc-` prefixed for `ci`)."""
+
+    arch: Literal["amd64", "arm64"] = "amd64"
+    runningEnvironment: Literal["production", "ci"] = "production"
+
+
+_OCID_TEXT = re.compile(r"^ocid1\.[a-z]+\.[a-z0-9-]+\.")
+_FINGERPRINT = re.compile(r"^([0-9a-f]{2}:){15}[0-9a-f]{2}$")
+_PEM = re.compile(r"PRIVATE KEY")
+
+
+class OciApiCredentials(ConfigModel):
+    """An OCI API key of the user the launcher acts as; every field is stored as a secret
+    (pulumi config set --secret --path gpu-ci:arc.scaleSets[0].ociCredentials.privateKey
+    < oci_api_key.pem)."""
+
+    user: Annotated[SecretStr, _secret_like(_OCID_TEXT, "a user OCID (ocid1.user...)")]
+    tenancy: Annotated[SecretStr, _secret_like(_OCID_TEXT, "a tenancy OCID (ocid1.tenancy...)")]
+    fingerprint: Annotated[
+        SecretStr, _secret_like(_FINGERPRINT, "an API key fingerprint (aa:bb:...:ff)")
+    ]
+    privateKey: Annotated[SecretStr, _secret_like(_PEM, "a PEM private key")]
+    region: Annotated[SecretStr, _secret_like(_REGION, "an OCI region like us-ashburn-1")]
+
+
+class WorkVolume(ConfigModel):
+    """The runner's work volume in kubernetes container mode (an ephemeral PVC that the
+    runner pod and its job pods share)."""
+
+    storageClassName: str | None = Field(None, description="default: the cluster's default")
+    size: Quantity = "20Gi"
+
+
+class ScaleSetBase(ConfigModel):
+    """What every runner scale set has."""
+
+    name: str
+    githubConfigUrl: str = Field(
+        description="https://github.com/ORG/REPO, https://github.com/ORG or "
+        "https://github.com/enterprises/ENTERPRISE"
+    )
+    runnerGroup: str = Field("Default", min_length=1, max_length=100)
+    minRunners: int = Field(0, ge=0, le=1000)
+    maxRunners: int = Field(ge=0, le=1000)
+    labels: list[str] = Field(
+        default_factory=list, description="labels besides the name (scaleSetLabels)"
+    )
+    nodeSelector: NodeLabels | None = None
+    tolerations: list[Toleration] | None = None
+    resources: Resources | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _label_and_k8s_name(cls, name: str) -> str:
+        if not re.match(_LABEL, name) or not _SCALE_SET_NAME.match(name):
+            raise ValueError(
+                "not a valid runner label for a scale set: the name is the label jobs use "
+                "(runs-on), the Helm release and the AutoscalingRunnerSet, so it takes "
+                "lowercase letters, digits and '-', starts and ends with a letter or digit, "
+                "and has at most 45 characters (e.g. oracle-vm-gpu-a10-1)"
+            )
+        return name
+
+    @field_validator("githubConfigUrl")
+    @classmethod
+    def _github_url(cls, url: str) -> str:
+        if not _GITHUB_URL.match(url):
+            raise ValueError(
+                "not a GitHub URL of a repository, organization or enterprise "
+                "(https://github.com/ORG/REPO, https://github.com/ORG, "
+                "https://github.com/enterprises/NAME)"
+            )
+        return url.rstrip("/")
+
+    @field_validator("runnerGroup")
+    @classmethod
+    def _group_for_scope(cls, group: str, info: ValidationInfo) -> str:
+        path = str(info.data.get("githubConfigUrl") or "").removeprefix("https://github.com/")
+        if "/" in path and not path.startswith("enterprises/") and group != "Default":
+            raise ValueError(
+                "repository runners can only join the 'Default' group; use an organization "
+                "or enterprise githubConfigUrl for runner groups"
+            )
+        return group
+
+    @field_validator("maxRunners")
+    @classmethod
+    def _at_least_min(cls, value: int, info: ValidationInfo) -> int:
+        low = info.data.get("minRunners")
+        if low is not None and value < low:
+            raise ValueError(
+                f"must be at least minRunners ({low}): ARC keeps minRunners idle runners and "
+                "scales up to maxRunners (minRunners: 0 scales to zero)"
+            )
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _extra_labels(cls, labels: list[str], info: ValidationInfo) -> list[str]:
+        bad = [label for label in labels if not re.match(_LABEL, label)]
+        if bad:
+            raise ValueError(f"labels may hold letters, digits, '.', '_' and '-': {bad}")
+        if len(set(labels)) != len(labels) or info.data.get("name") in labels:
+            raise ValueError(f"{labels} repeats a label (the name is a label already)")
+        return labels
+
+
+class VmLauncherScaleSet(ScaleSetBase):
+    """Runner pods that each launch a throwaway OCI GPU VM and run the job on it."""
+
+    kind: Literal["vm-launcher"]
+    launcherImage: DigestImage
+    shapes: list[str] = Field(default_factory=list, description="tried in order on capacity errors")
+    placement: LaunchPlacement
+    fallback: FallbackPlacement | None = None
+    bootVolumeSizeGbs: int = Field(400, ge=50, le=32768)
+    preemptible: bool = False
+    compartmentId: Ocid | None = Field(None, description="default: gpu-ci:compartmentId")
+    vmImage: VmImageSelection = Field(default_factory=VmImageSelection)
+    ociCredentials: OciApiCredentials
+    extraArgs: list[str] = Field(
+        default_factory=list, description="more launcher flags, e.g. --shape-ocpus=8"
+    )
+
+    @field_validator("shapes")
+    @classmethod
+    def _shapes(cls, shapes: list[str]) -> list[str]:
+        if not shapes:
+            raise ValueError(
+                "a vm-launcher needs at least one VM shape to launch, tried in order on "
+                "capacity errors (e.g. [VM.GPU.A10.1, VM.GPU.A10.2])"
+            )
+        bad = [s for s in shapes if not _SHAPE_NAME.match(s)]
+        if bad:
+            raise ValueError(f"not OCI shape names (like VM.GPU.A10.1): {bad}")
+        if len(set(shapes)) != len(shapes):
+            raise ValueError(f"{shapes} lists a shape twice")
+        return shapes
+
+
+class GpuPodScaleSet(ScaleSetBase):
+    """Runner pods (or job pods, in kubernetes mode) with GPUs on a GPU node pool."""
+
+    kind: Literal["gpu-pod"]
+    runnerImage: PinnedImage = Field(description="e.g. ghcr.io/actions/actions-runner:2.328.0")
+    gpus: int = Field(1, ge=1, le=8, description="nvidia.com/gpu limit per job")
+    runtimeClassName: K8sName | None = Field(
+        None, description="e.g. nvidia on kind; OKE GPU nodes need none"
+    )
+    containerMode: Literal["dind", "kubernetes"] = Field(
+        "kubernetes",
+        description="kubernetes: each job runs in its own pod, which gets the GPU through "
+        "a container-hook template; dind: steps run in the runner pod, which gets the GPU",
+    )
+    workVolume: WorkVolume = Field(default_factory=WorkVolume)
+
+
+ScaleSet = Annotated[VmLauncherScaleSet | GpuPodScaleSet, Field(discriminator="kind")]
+
+
+class FailedRunnerCleanup(ConfigModel):
+    """A CronJob deleting EphemeralRunners whose phase is Failed (they block scale-up)."""
+
+    schedule: str = "*/10 * * * *"
+    image: PinnedImage = CLEANUP_IMAGE
+
+    @field_validator("schedule")
+    @classmethod
+    def _cron(cls, schedule: str) -> str:
+        fields = schedule.split()
+        if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
+            raise ValueError("not a five-field cron schedule like '*/10 * * * *'")
+        return schedule
+
+
+class ArcConfig(ConfigModel):
+    """The controller, the cluster, the GitHub App and the runner scale sets."""
+
+    controller: ControllerConfig = Field(default_factory=ControllerConfig)
+    runnersNamespace: K8sName = "arc-runners"
+    cluster: ArcClusterConfig
+    githubApp: GithubAppConfig | None = None
+    existingSecret: K8sName | None = Field(
+        None,
+        description="a Secret in runnersNamespace with github_app_id, "
+        "github_app_installation_id and github_app_private_key",
+    )
+    scaleSets: list[ScaleSet] = Field(min_length=1)
+    failedRunnerCleanup: FailedRunnerCleanup | None = None
+
+    @field_validator("existingSecret")
+    @classmethod
+    def _one_credential(cls, secret: str | None, info: ValidationInfo) -> str | None:
+        if "githubApp" not in info.data:  # githubApp is invalid itself
+            return secret
+        app = info.data["githubApp"]
+        if (secret is None) == (app is None):
+            raise ValueError(
+                "give exactly one of githubApp (the App's id, installation id and private key, "
+                "as secrets) or existingSecret (a Secret already in the runners namespace)"
+            )
+        return secret
+
+    @field_validator("scaleSets")
+    @classmethod
+    def _scale_sets(cls, scale_sets: list[Any], info: ValidationInfo) -> list[Any]:
+        names = [s.name for s in scale_sets]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"scale set names are labels and must be unique: {twice}")
+        cluster = info.data.get("cluster")
+        oke = cluster.oke if cluster is not None else None
+        if oke is not None and oke.gpuPool is None:
+            pods = [s.name for s in scale_sets if s.kind == "gpu-pod"]
+            if pods:
+                raise ValueError(
+                    f"gpu-pod scale sets {pods} need GPU nodes: add "
+                    "gpu-ci:arc.cluster.oke.gpuPool (A10 shapes)"
+                )
+        return scale_sets
+
+    @property
+    def launchers(self) -> list[VmLauncherScaleSet]:
+        return [s for s in self.scaleSets if isinstance(s, VmLauncherScaleSet)]
+
+    @property
+    def needs_network(self) -> bool:
+        """Whether this stack creates gpu-ci:network (for OKE or for launched VMs)."""
+        return self.cluster.oke is not None or any(
+            s.placement.subnetId is None for s in self.launchers
+        )
+
+    @property
+    def needs_compartment(self) -> bool:
+        """Whether anything falls back to gpu-ci:compartmentId."""
+        return self.needs_network or any(s.compartmentId is None for s in self.launchers)
