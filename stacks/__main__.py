@@ -1,4 +1,8 @@
-"""`python -m stacks plan STACK [--json FILE] [--mermaid FILE]`: the offline plan."""
+"""The offline plan and its diff.
+
+python -m stacks plan STACK [--json FILE] [--mermaid FILE]
+python -m stacks diff BASE.json HEAD.json [--markdown]
+"""
 
 from __future__ import annotations
 
@@ -25,11 +29,39 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where Pulumi.yaml and the stack files are (default: this checkout)",
     )
+    diff = sub.add_parser(
+        "diff",
+        help="compare two plan snapshots (exit 0: same, 1: changes, 2: bad input)",
+        description="Compare two `plan --json` snapshots: resources to add, remove and "
+        "change, the changed input paths (secrets masked, long strings as digests) and "
+        "dependency changes. Exit 0 without changes, 1 with changes, 2 on bad input.",
+    )
+    diff.add_argument("base", type=Path, help="the snapshot before (e.g. planned on main)")
+    diff.add_argument("head", type=Path, help="the snapshot after (e.g. planned on the PR)")
+    diff.add_argument(
+        "--markdown",
+        action="store_true",
+        help="GitHub markdown: a table, details and a Mermaid picture of the changed part",
+    )
     return parser
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from stacks.diff import diff_files  # noqa: PLC0415  (no Pulumi SDK needed)
+
+    try:
+        code, text = diff_files(args.base, args.head, markdown=args.markdown)
+    except GpuCiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "diff":
+        return _diff(args)
     import pulumi  # noqa: PLC0415
 
     from stacks.mermaid import render_mermaid  # noqa: PLC0415

@@ -1,0 +1,214 @@
+"""`python -m stacks diff`: what a config change does to the planned graph, for a PR."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stacks.diff import diff_snapshots, render_markdown, render_text, show
+from stacks.plan import REPO, plan_stack
+from stacks.snapshot import Snapshot, dumps
+
+# Pinning an older container toolkit re-runs its step and, through the chained triggers,
+# every step after it: the host's later steps, the runner's and the cluster's.
+TOOLKIT_BUMP = {
+    "host-0-container-toolkit",
+    "host-0-toolkit-config",
+    "host-0-inotify",
+    "host-0-tools",
+    "host-0-verify",
+    "host-0-runner-github-app-key",
+    "host-0-runner-github-runner",
+    "cluster-nvkind-cluster",
+    "cluster-cluster-ready",
+}
+
+
+def diff_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "stacks", "diff", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def toolkit_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The dev stack planned as it is, and with gpu-ci:host.versions.toolkit: 1.17.0-1."""
+    tmp = tmp_path_factory.mktemp("toolkit")
+    project = tmp / "project"
+    project.mkdir()
+    shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
+    dev = (REPO / "Pulumi.dev.yaml").read_text()
+    bumped = dev.replace(
+        "    cdi: false\n", "    cdi: false\n    versions:\n      toolkit: 1.17.0-1\n"
+    )
+    assert bumped != dev
+    (project / "Pulumi.dev.yaml").write_text(bumped)
+    base, head = tmp / "base.json", tmp / "head.json"
+    base.write_text(dumps(plan_stack("dev")))
+    head.write_text(dumps(plan_stack("dev", project)))
+    return base, head
+
+
+def table_rows(markdown: str) -> list[list[str]]:
+    """The cells of the resources table (the one headed `| | resource | type | changed |`)."""
+    lines = markdown.splitlines()
+    start = lines.index("| | resource | type | changed |") + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
+def test_a_toolkit_bump_names_exactly_the_steps_whose_inputs_change(
+    toolkit_pair: tuple[Path, Path],
+) -> None:
+    base, head = toolkit_pair
+    done = diff_cli(base, head, "--markdown")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == ""
+    rows = table_rows(done.stdout)
+    names = [row[1].strip("`") for row in rows]
+    assert set(names) == TOOLKIT_BUMP
+    assert len(names) == len(TOOLKIT_BUMP)
+    assert names[0] == "host-0-container-toolkit"  # listed in the order they run
+    assert names.index("host-0-verify") < names.index("cluster-nvkind-cluster")
+    assert all(row[0] == "± replace" for row in rows)  # triggers changed: re-run
+    by_name = {row[1].strip("`"): row[3] for row in rows}
+    assert by_name["host-0-container-toolkit"] == "`stdin`, `triggers[0]`"
+    assert by_name["host-0-verify"] == "`triggers[0]`"
+    out = done.stdout
+    assert out.startswith("### Plan diff: `gpu-ci/dev`\n")
+    assert "**0 to add, 9 to change (9 replaced), 0 to remove, 41 unchanged" in out
+    # The script is summarized, never pasted: no line of it reaches the comment.
+    assert "GPU_CI_STEP" not in out and "#!/usr/bin/env bash" not in out
+    assert "(+1 -1 lines)" in out
+    assert '| `cluster.facts["Host.toolkit.version"]` | `"1.17.8-1"` | `"1.17.0-1"` |' in out
+    mermaid = out.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert mermaid.startswith("flowchart TD\n")
+    assert mermaid.count(":::changed") == len(TOOLKIT_BUMP)
+    assert '["host-0-docker<br/><small>Command</small>"]:::context' in mermaid
+    assert "host-0-nvidia-driver" not in mermaid  # two steps away from any change
+
+
+def test_plain_text_diff_and_the_exit_codes(toolkit_pair: tuple[Path, Path]) -> None:
+    base, head = toolkit_pair
+    done = diff_cli(base, head)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("gpu-ci/dev: 0 to add, 9 to change (9 replaced), 0 to remove")
+    assert lines[1] == (
+        "+- command:remote:Command  host-0-container-toolkit  (replace: triggers changed)"
+    )
+    assert lines[2].startswith("      stdin: <") and "(+1 -1 lines)" in lines[2]
+    same = diff_cli(base, base)
+    assert (same.returncode, same.stdout) == (0, "gpu-ci/dev: no changes (50 resources)\n")
+    same_md = diff_cli(base, base, "--markdown")
+    assert same_md.returncode == 0 and "No changes" in same_md.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read the plan snapshot (No such file or directory)"),
+        ("{", "not JSON (Expecting property name enclosed in double quotes at line 1"),
+        ("[]", "not a plan snapshot (a JSON list, not an object)"),
+        (
+            '{"project": "gpu-ci", "stack": "dev", "resources": [{"urn": 1}]}',
+            "not a plan snapshot (resources[0].urn is missing or not a str)",
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path, toolkit_pair: tuple[Path, Path], content: str | None, message: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content)
+    done = diff_cli(toolkit_pair[0], bad)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"error: {bad}: {message}")
+    assert len(done.stderr.splitlines()) == 1
+
+
+def _resource(name: str, deps: tuple[str, ...] = (), **inputs: Any) -> dict[str, Any]:
+    return {
+        "urn": f"urn:pulumi:s::p::t:m:T::{name}",
+        "type": "t:m:T",
+        "name": name,
+        "parent": "",
+        "dependencies": [f"urn:pulumi:s::p::t:m:T::{d}" for d in deps],
+        "inputs": inputs,
+    }
+
+
+def _snap(*resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> Snapshot:
+    return {"project": "p", "stack": "s", "resources": list(resources), "outputs": outputs or {}}
+
+
+def test_adds_removes_dependencies_and_masked_values() -> None:
+    base = _snap(
+        _resource("a", size=1, token="[secret]"),
+        _resource("b", ("a",), script="x\n" * 40),
+        _resource("gone"),
+    )
+    head = copy.deepcopy(base)
+    head["resources"] = [
+        _resource("a", size=2, token="[secret]", extra={"k": [1, 2]}),
+        _resource("b", (), script="x\n" * 40),
+        _resource("new", ("a",)),
+    ]
+    d = diff_snapshots(base, head)
+    ops = {(r.op, r.name) for r in d.resources}
+    assert ops == {("update", "a"), ("update", "b"), ("add", "new"), ("remove", "gone")}
+    a = next(r for r in d.resources if r.name == "a")
+    assert [(c.path, show(c.old), show(c.new)) for c in a.inputs] == [
+        ("extra.k[0]", "(none)", "1"),
+        ("extra.k[1]", "(none)", "2"),
+        ("size", "1", "2"),
+    ]
+    b = next(r for r in d.resources if r.name == "b")
+    assert b.inputs == () and b.deps_removed == ("t:m:T::a",)
+    text = render_text(d)
+    assert "depends on - a" in text
+    assert "[secret]" not in text  # unchanged secrets are not listed at all
+    markdown = render_markdown(d, base, head)
+    assert "| + add | `new` | `t:m:T` |  |" in markdown
+    assert "| - remove | `gone` | `t:m:T` |  |" in markdown
+    assert "- no longer depends on `a`" in markdown
+    assert ":::added" in markdown and ":::removed" in markdown
+    assert "-.->" in markdown  # the dropped edge a -> b, dotted
+
+
+def test_values_are_short_and_table_safe() -> None:
+    assert show("[secret]") == "[secret]"
+    assert show("z" * 64).startswith("<64 chars, 1 line, sha256:")
+    assert show("f" * 64) == "ffffffffffff…"
+    assert show({"a": 1}) == '{"a": 1}'
+    assert show(list(range(40))).startswith("<")
+    base = _snap(_resource("a", v="x|y"))
+    head = _snap(_resource("a", v="x|z"))
+    markdown = render_markdown(diff_snapshots(base, head), base, head)
+    assert '| `v` | `"x\\|y"` | `"x\\|z"` |' in markdown
+
+
+def test_a_renamed_stack_compares_resource_by_resource() -> None:
+    base = _snap(_resource("a", v=1))
+    head = json.loads(json.dumps(base).replace("urn:pulumi:s::", "urn:pulumi:other::"))
+    head["stack"] = "other"
+    d = diff_snapshots(base, head)
+    assert not d.changed and d.unchanged == 1
+    assert render_text(d) == "p/s → p/other: no changes (1 resources)\n"
