@@ -13,7 +13,10 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.base import ComponentArgs, child
+from components.base import ComponentArgs, InputError, child
+
+REQUIRED_EXPORTS = ("cluster", "kubeconfig")
+"""What the referenced stack must export (a stack with `gpu-ci:cluster` does)."""
 
 
 class ClusterReferenceArgs(ComponentArgs):
@@ -30,11 +33,26 @@ class ClusterReference(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpu-ci:cluster:ClusterReference", name, None, opts)
         reference = pulumi.StackReference(f"{name}-stack", stack_name=args.stack, opts=child(self))
-        self.contract = reference.require_output("cluster")
+        self.contract = _required(reference, args.stack, "cluster")
         self.provider = k8s.Provider(
             f"{name}-k8s",
-            kubeconfig=pulumi.Output.secret(reference.require_output("kubeconfig")),
+            kubeconfig=pulumi.Output.secret(_required(reference, args.stack, "kubeconfig")),
             delete_unreachable=True,
             opts=child(self),
         )
         self.register_outputs({"stack": args.stack, "cluster": self.contract})
+
+
+def _required(reference: pulumi.StackReference, stack: str, name: str) -> pulumi.Output[Any]:
+    """An export of the referenced stack; a missing one fails with the key to fix, where
+    `require_output` raises a bare KeyError (a traceback under `pulumi up`)."""
+
+    def present(value: Any) -> Any:
+        if value is None:
+            raise InputError(
+                f"gpu-ci:platform.clusterStack: stack {stack!r} exports no `{name}`; point "
+                "clusterStack at a stack that sets gpu-ci:cluster, deployed first"
+            )
+        return value
+
+    return reference.get_output(name).apply(present)

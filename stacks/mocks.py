@@ -316,14 +316,18 @@ def run_program(
     secret_keys: set[str] | None = None,
     preview: bool = True,
     cloud: FakeCloud | None = None,
+    registrations: list[Registration] | None = None,
 ) -> ProgramRun:
     """Run `program` as `pulumi preview` (or `up`, preview=False) would, but in-process.
 
     Exceptions raised by the program propagate unchanged, so a config error reaches the
-    caller exactly as `pulumi up` would report it.
+    caller exactly as `pulumi up` would report it. Pass a list as `registrations` to see
+    what registered even when the program fails: every request is appended to it.
     """
     cloud = cloud or FakeCloud(config)
     monitor = RecordingMonitor(RecordingMocks(cloud, preview=preview))
+    if registrations is not None:
+        monitor.registrations = registrations
     logger = logging.getLogger(f"gpu-ci.plan.{stack}")
     logger.propagate = False
     capture = _LogCapture()

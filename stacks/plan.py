@@ -7,13 +7,14 @@ runs against the recording mock engine, fed the config of `Pulumi.<stack>.yaml`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pulumi
 
-from stacks.config import load_config, raw_from_flat
+from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.errors import GpuCiError
 from stacks.fakes import FakeCloud, StackExports
-from stacks.mocks import ProgramRun, reference_exports, run_program
+from stacks.mocks import ProgramRun, Registration, reference_exports, run_program
 from stacks.snapshot import Snapshot, snapshot_of
 from stacks.stack_file import read_stack_file
 
@@ -33,11 +34,38 @@ def local_stack_name(reference: str, project: str) -> str:
     return parts[-1]
 
 
-def plan_run(stack: str, root: Path = REPO, *, _planning: tuple[str, ...] = ()) -> ProgramRun:
+def _check_reference(config: StackConfig, reference: str, exports: dict[str, Any]) -> None:
+    """A referenced stack must export what this stack reads from it.
+
+    The offline plan has planned it already, so a missing export is refused here, before
+    anything registers (`pulumi up` finds out only when the StackReference is read).
+    """
+    from components.cluster_reference import REQUIRED_EXPORTS  # noqa: PLC0415
+
+    if config.platform is None or config.platform.clusterStack != reference:
+        return
+    missing = [name for name in REQUIRED_EXPORTS if name not in exports]
+    if missing:
+        raise pulumi.RunError(
+            f"gpu-ci:platform.clusterStack: stack {reference!r} exports no "
+            f"{', '.join(f'`{m}`' for m in missing)} (it exports: "
+            f"{', '.join(sorted(exports)) or 'nothing'}); point clusterStack at a stack "
+            "that sets gpu-ci:cluster"
+        )
+
+
+def plan_run(
+    stack: str,
+    root: Path = REPO,
+    *,
+    registrations: list[Registration] | None = None,
+    _planning: tuple[str, ...] = (),
+) -> ProgramRun:
     """Run the program for `stack` offline; raises what `pulumi up` would report.
 
     A stack that reads another stack of this project through a StackReference gets that
     stack's planned exports: it is planned first, and its secrets stay secrets.
+    `registrations`, if given, receives this stack's requests even when the run fails.
     """
     from stacks.program import main  # noqa: PLC0415
 
@@ -52,6 +80,7 @@ def plan_run(stack: str, root: Path = REPO, *, _planning: tuple[str, ...] = ()) 
     for reference in config.referenced_stacks():
         other = local_stack_name(reference, stack_file.project)
         planned = plan_run(other, root, _planning=(*_planning, stack))
+        _check_reference(config, reference, planned.exports)
         references[reference] = reference_exports(other, planned.exports)
     return run_program(
         main,
@@ -60,6 +89,7 @@ def plan_run(stack: str, root: Path = REPO, *, _planning: tuple[str, ...] = ()) 
         config=stack_file.config,
         secret_keys=set(stack_file.secret_keys),
         cloud=FakeCloud(stack_file.config, references),
+        registrations=registrations,
     )
 
 

@@ -106,6 +106,11 @@ class ToolkitConfigParams(RootedParams):
     toolkit_config: str = Field("/etc/nvidia-container-runtime/config.toml", pattern=_ABS_PATH)
     docker_daemon_json: str = Field("/etc/docker/daemon.json", pattern=_ABS_PATH)
     cdi_enabled: bool = False
+    statedir: str = Field(
+        "/var/lib/gpu-ci/toolkit-config",
+        pattern=_ABS_PATH,
+        description="holds the marker of a Docker restart still owed after a failed one",
+    )
 
 
 class InotifyParams(RootedParams):

@@ -2,8 +2,12 @@
 # Step toolkit-config: what nvkind's GPU injection needs from the host toolkit:
 # /dev/null volume mounts accepted as device requests, nvidia as Docker's default
 # runtime, CDI on or off. Docker restarts only when a config file's bytes changed,
-# so a re-run never bounces running containers.
-# Parameters: ROOT, TOOLKIT_CONFIG, DOCKER_DAEMON_JSON, CDI_ENABLED.
+# so a re-run never bounces running containers. A restart that fails leaves a marker
+# (STATEDIR/docker-restart-pending): the re-run, whose files no longer change, restarts
+# Docker then, so a partial failure converges instead of leaving the old runtime running.
+# Parameters: ROOT, TOOLKIT_CONFIG, DOCKER_DAEMON_JSON, CDI_ENABLED, STATEDIR.
+
+readonly pending="$ROOT$STATEDIR/docker-restart-pending"
 
 snapshot() {
   local f out=""
@@ -28,9 +32,12 @@ fi
 as_root nvidia-ctk "${runtime_args[@]}"
 after="$(snapshot)"
 
-if [ "$before" = "$after" ]; then
+if [ "$before" = "$after" ] && [ ! -f "$pending" ]; then
   result false "\"cdiEnabled\":$CDI_ENABLED"
   exit 0
 fi
+as_root mkdir -p "$ROOT$STATEDIR"
+as_root touch "$pending"
 as_root systemctl restart docker || die "docker restart failed after reconfiguring the runtime"
+as_root rm -f "$pending"
 result true "\"cdiEnabled\":$CDI_ENABLED"

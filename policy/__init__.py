@@ -1,0 +1,1 @@
+"""gpu-ci's policy pack: `pulumi preview --policy-pack policy` (rules in `policy.rules`)."""
