@@ -14,7 +14,7 @@ GPUs and depend on choices this model does not see.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -136,4 +136,52 @@ def estimate(
         breakEvenJobsPerDay=round(break_even, 1),
         usage=usage,
         priceSource=price.source,
+    )
+
+
+class CostOutputs(BaseModel):
+    """Export `cost`: the estimate for each priced piece of GPU capacity, as plan lines."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    estimates: list[CapacityCost]
+    lines: list[str]
+
+
+def capacity_costs(
+    capacity: str, vm: Any, arc: Any, usage: Usage, shapes: dict[str, Any]
+) -> tuple[CostOutputs, list[str]]:
+    """Estimates for `vm` capacity (its VMs always on) or each `arc` vm-launcher scale set
+    (VMs per job); and the shapes left unpriced."""
+    estimates: list[tuple[CapacityCost, Literal["vm", "arc"]]] = []
+    unpriced: list[str] = []
+
+    def add(shape_name: str, vms: int, boot: int, chosen: Literal["vm", "arc"]) -> None:
+        shape = shapes.get(shape_name)
+        if shape is None or shape.gpuModel not in GPU_PRICES:
+            unpriced.append(shape_name)
+            return
+        cost = estimate(
+            shape=shape_name,
+            gpu_model=shape.gpuModel,
+            gpus=shape.gpuCount,
+            vms=vms,
+            boot_volume_gbs=boot,
+            usage=usage,
+        )
+        estimates.append((cost, chosen))
+
+    if capacity == "vm" and vm is not None:
+        add(vm.shape, vm.count, vm.bootVolumeSizeGbs, "vm")
+    if capacity == "arc" and arc is not None:
+        for scale_set in arc.scaleSets:
+            if getattr(scale_set, "kind", None) == "vm-launcher":
+                add(scale_set.shapes[0], 1, scale_set.bootVolumeSizeGbs, "arc")
+    return (
+        CostOutputs(
+            estimates=[c for c, _ in estimates],
+            lines=[c.line(chosen) for c, chosen in estimates],
+        ),
+        unpriced,
     )

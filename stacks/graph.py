@@ -73,7 +73,22 @@ def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
         from stacks.platform_layer import build_platform_layer  # noqa: PLC0415
 
         outputs.layers["platform"] = build_platform_layer(cfg, platform, cluster)
+    if cfg.capacity != "none":
+        outputs.layers["cost"] = _costs(cfg)
     return outputs
+
+
+def _costs(cfg: StackConfig) -> dict[str, Any]:
+    """The monthly compute estimate: a known value, so a preview shows it."""
+    import pulumi  # noqa: PLC0415
+
+    from stacks.costs import capacity_costs  # noqa: PLC0415
+    from stacks.shapes import GPU_SHAPES  # noqa: PLC0415
+
+    costs, unpriced = capacity_costs(cfg.capacity, cfg.vm, cfg.arc, cfg.usage, GPU_SHAPES)
+    for shape in unpriced:
+        pulumi.log.warn(f"no cost estimate for {shape}: stacks/costs.py has no price for its GPU")
+    return costs.model_dump(mode="json")
 
 
 def _vm_capacity(cfg: StackConfig, ctx: StackContext) -> Any:

@@ -142,4 +142,7 @@ def render_tree(snap: Snapshot) -> str:
     walk("", "")
     if snap.get("outputs"):
         lines.append("outputs: " + ", ".join(sorted(snap["outputs"])))
+        cost = snap["outputs"].get("cost")
+        if isinstance(cost, dict):
+            lines += [str(line) for line in cost.get("lines", [])]
     return "\n".join(lines) + "\n"

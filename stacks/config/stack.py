@@ -21,6 +21,7 @@ from stacks.config.network import NetworkConfig
 from stacks.config.platform import PlatformConfig
 from stacks.config.runner import RunnerConfig
 from stacks.config.vm import VmCapacityConfig
+from stacks.costs import Usage
 from stacks.shapes import GPU_SHAPES
 
 NAMESPACE = "gpu-ci"
@@ -48,6 +49,7 @@ class StackConfig(ConfigModel):
     host: HostConfig | None = None
     runner: RunnerConfig | None = None
     cluster: NvkindClusterSpec | None = None
+    usage: Usage = Field(default_factory=Usage)
     platform: PlatformConfig | None = None
 
     @field_validator("vm")

@@ -61,3 +61,38 @@ def test_prices_carry_their_source_and_an_unpriced_gpu_is_an_error() -> None:
         estimate(
             shape="VM.GPU3.1", gpu_model="V100", gpus=1, vms=1, boot_volume_gbs=100, usage=Usage()
         )
+
+
+def test_the_dev_plan_exports_and_prints_its_cost_estimate() -> None:
+    from stacks.plan import plan_stack
+    from stacks.tree import render_tree
+
+    snap = plan_stack("dev")
+    cost = snap["outputs"]["cost"]
+    assert cost["contractVersion"] == 1
+    assert [e["shape"] for e in cost["estimates"]] == ["VM.GPU.A10.1"]
+    assert render_tree(snap).rstrip().endswith(cost["lines"][0])
+    assert cost["lines"][0].startswith("estimated compute: $949/month for 1 x VM.GPU.A10.1")
+
+
+def test_usage_is_stack_config_and_each_arc_launcher_set_is_priced() -> None:
+    from stacks.plan import plan_stack
+    from tests.stacks.stack_helpers import run_stack, vm_stack
+
+    run = run_stack(vm_stack(**{"gpu-ci:usage": {"jobsPerDay": 30, "minutesPerJob": 45}}))
+    (line,) = run.exports["cost"]["lines"]
+    assert "scale-to-zero at 30 jobs/day x 45 min" in line
+    arc = plan_stack("arc")["outputs"]["cost"]
+    assert [e["shape"] for e in arc["estimates"]] == ["VM.GPU.A10.1", "VM.GPU.A10.2"]
+    assert all(line.startswith("estimated compute: $") for line in arc["lines"])
+
+
+def test_bad_usage_names_the_key() -> None:
+    import pulumi
+
+    from tests.stacks.stack_helpers import run_stack, vm_stack
+
+    with pytest.raises(
+        pulumi.RunError, match=r"gpu-ci:usage.minutesPerJob: Input should be greater than 0"
+    ):
+        run_stack(vm_stack(**{"gpu-ci:usage": {"minutesPerJob": 0}}))
