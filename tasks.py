@@ -67,8 +67,9 @@ def main(argv: list[str]) -> None:
         run(BIN / "mypy", ".")
         run(BIN / "pytest", *argv[1:])
     else:
-        run(python, "bench/plan_wall.py", *argv[1:])
+        run(python, "bench/plan_wall.py", "dev", "workstation", "apps-dev", "arc", *argv[1:])
         run(python, "bench/recipe_resolve.py")
+        run(python, "bench/plan_floor.py")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ runs, imports already loaded), then the SDK floor: the same registrations (types
 parents, dependencies, inputs) replayed through the same mocks by a program that has no
 gpu-ci code at all. plan / floor is what gpu-ci itself adds (config validation, script
 rendering, recipe resolution). Generated stacks show how both grow with the fleet:
-`vm-N` is N GPU VMs, each bootstrapped and registered as a runner; `recipe-30` deploys a
-generated 30-component recipe. Nothing here asserts a time.
+`vm-N` is N GPU VMs, each bootstrapped and registered as a runner; `arc-N` is the arc example
+with N scale sets; `recipe-30` deploys a generated 30-component recipe. Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -105,6 +106,35 @@ def fleet(vms: int) -> tuple[dict[str, str], set[str]]:
     return config, secrets
 
 
+def arc_fleet(scale_sets: int) -> tuple[dict[str, str], set[str]]:
+    """The arc example with `scale_sets` scale sets, cycling through its own kinds."""
+    config, secrets = stack_config("arc")
+    arc = json.loads(config["gpu-ci:arc"])
+    examples = arc["scaleSets"]
+    arc["scaleSets"] = [
+        {**examples[i % len(examples)], "name": f"gpu-set-{i:03d}"} for i in range(scale_sets)
+    ]
+    config["gpu-ci:arc"] = json.dumps(arc)
+    return config, secrets
+
+
+def import_seconds(runs: int) -> float:
+    """Median wall time of a fresh interpreter importing the program (no plan)."""
+    code = (
+        "import time; t = time.perf_counter(); import stacks.program; "
+        "print(time.perf_counter() - t)"
+    )
+    times = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(runs)
+    ]
+    return statistics.median(times)
+
+
 def recipe_catalog(root: Path, components: int) -> Path:
     """A catalog whose `bench` overlay deploys `components` charts, each after the last."""
     registry = {
@@ -161,16 +191,18 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="example stacks only (CI smoke)")
     args = parser.parse_args()
     cases: list[tuple[str, tuple[dict[str, str], set[str]]]] = [
-        (name, stack_config(name)) for name in ("dev", "workstation", "gpu-dev")
+        (name, stack_config(name)) for name in ("dev", "workstation", "gpu-dev", "arc")
     ]
     with tempfile.TemporaryDirectory() as tmp:
         if not args.quick:
             cases += [("vm-5", fleet(5)), ("vm-50", fleet(50))]
+            cases += [("arc-10", arc_fleet(10)), ("arc-100", arc_fleet(100))]
             cases.append(("recipe-30", recipe_stack(recipe_catalog(Path(tmp) / "bench", 30))))
         print(
             f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
             f"median of {args.runs} in-process runs"
         )
+        print(f"import stacks.program: {import_seconds(args.runs):.3f} s (fresh interpreter)")
         print(
             f"{'stack':<12} {'resources':>9} {'plan (s)':>9} {'floor (s)':>10} {'plan/floor':>11}"
         )
