@@ -30,8 +30,8 @@ from pydantic import (
     model_validator,
 )
 
-from stacks.config.base import Cidr, ConfigModel, Ocid
-from stacks.config.runner import _GITHUB_URL, _LABEL, GithubAppConfig
+from stacks.config.base import Cidr, ConfigModel, GithubUrl, Ocid, StackReferenceName
+from stacks.config.runner import _LABEL, GithubAppConfig
 from stacks.config.vm import _AD_NAME, _SHAPE_NAME, AvailabilityDomain
 from stacks.shapes import GPU_SHAPES
 
@@ -55,7 +55,6 @@ _DIGEST_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$")
 _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 _REGION = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+-[0-9]+$")
 _CRON_FIELD = re.compile(r"^[0-9*/,-]+$")
-_STACK_REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$")
 _PLACEHOLDER = "offline-placeholder:"
 
 
@@ -301,15 +300,8 @@ class ArcClusterConfig(ConfigModel):
         None,
         description="pulumi config set --secret --path gpu-ci:arc.cluster.kubeconfig < FILE",
     )
-    clusterStack: str | None = Field(None, description="STACK or ORGANIZATION/PROJECT/STACK")
+    clusterStack: StackReferenceName | None = None
     oke: OkeConfig | None = None
-
-    @field_validator("clusterStack")
-    @classmethod
-    def _reference(cls, value: str | None) -> str | None:
-        if value is not None and not _STACK_REFERENCE.match(value):
-            raise ValueError("not a stack reference: STACK or ORGANIZATION/PROJECT/STACK")
-        return value
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
@@ -386,7 +378,7 @@ class ScaleSetBase(ConfigModel):
     """What every runner scale set has."""
 
     name: str
-    githubConfigUrl: str = Field(
+    githubConfigUrl: GithubUrl = Field(
         description="https://github.com/ORG/REPO, https://github.com/ORG or "
         "https://github.com/enterprises/ENTERPRISE"
     )
@@ -411,17 +403,6 @@ class ScaleSetBase(ConfigModel):
                 "and has at most 45 characters (e.g. oracle-vm-gpu-a10-1)"
             )
         return name
-
-    @field_validator("githubConfigUrl")
-    @classmethod
-    def _github_url(cls, url: str) -> str:
-        if not _GITHUB_URL.match(url):
-            raise ValueError(
-                "not a GitHub URL of a repository, organization or enterprise "
-                "(https://github.com/ORG/REPO, https://github.com/ORG, "
-                "https://github.com/enterprises/NAME)"
-            )
-        return url.rstrip("/")
 
     @field_validator("runnerGroup")
     @classmethod

@@ -7,6 +7,7 @@ errors, so a typo never silently falls back to a default.
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
@@ -46,3 +47,35 @@ def _ocid(value: str) -> str:
 
 Ocid = Annotated[str, AfterValidator(_ocid)]
 """An Oracle Cloud identifier such as ocid1.compartment.oc1..aaaa..."""
+
+
+_GITHUB_URL = re.compile(
+    r"^https://github\.com/(enterprises/[A-Za-z0-9_.-]+|[A-Za-z0-9-]+(/[A-Za-z0-9_.-]+)?)/?$"
+)
+
+
+def _github_url(url: str) -> str:
+    if not _GITHUB_URL.match(url):
+        raise ValueError(
+            "not a GitHub URL of a repository, organization or enterprise "
+            "(https://github.com/ORG/REPO, https://github.com/ORG, "
+            "https://github.com/enterprises/NAME)"
+        )
+    return url.rstrip("/")
+
+
+GithubUrl = Annotated[str, AfterValidator(_github_url)]
+"""Where runners register, as ARC's githubConfigUrl: a repository, organization or
+enterprise on github.com."""
+
+_STACK_REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$")
+
+
+def _stack_reference(value: str) -> str:
+    if not _STACK_REFERENCE.match(value):
+        raise ValueError("not a stack reference: STACK or ORGANIZATION/PROJECT/STACK")
+    return value
+
+
+StackReferenceName = Annotated[str, AfterValidator(_stack_reference)]
+"""Another stack of this project: `STACK` or `ORGANIZATION/PROJECT/STACK`."""

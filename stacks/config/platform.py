@@ -9,14 +9,11 @@ that exports one (`clusterStack`): the usual split when previews must see a live
 
 from __future__ import annotations
 
-import re
-
 from pydantic import Field, field_validator
 
 from components.platform.overrides import PlatformError, PlatformOverrides
-from stacks.config.base import ConfigModel
+from stacks.config.base import ConfigModel, StackReferenceName
 
-_STACK_REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$")
 _CRITERION = r"^[a-z0-9][a-z0-9._-]*$"
 
 
@@ -41,7 +38,7 @@ class PlatformConfig(ConfigModel):
         "kind clusters, whose nodes run GPU pods only under the nvidia RuntimeClass)",
     )
     deploymentChecks: bool = True
-    clusterStack: str | None = Field(
+    clusterStack: StackReferenceName | None = Field(
         None, description="read the cluster from this stack's `cluster` export instead"
     )
 
@@ -52,13 +49,6 @@ class PlatformConfig(ConfigModel):
             PlatformOverrides.parse(value)
         except PlatformError as err:
             raise ValueError(str(err)) from None
-        return value
-
-    @field_validator("clusterStack")
-    @classmethod
-    def _reference(cls, value: str | None) -> str | None:
-        if value is not None and not _STACK_REFERENCE.match(value):
-            raise ValueError("not a stack reference: STACK or ORGANIZATION/PROJECT/STACK")
         return value
 
     @property

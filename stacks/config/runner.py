@@ -12,11 +12,8 @@ from typing import Literal
 
 from pydantic import Field, SecretStr, ValidationInfo, field_validator
 
-from stacks.config.base import ConfigModel
+from stacks.config.base import ConfigModel, GithubUrl
 
-_GITHUB_URL = re.compile(
-    r"^https://github\.com/(enterprises/[A-Za-z0-9_.-]+|[A-Za-z0-9-]+(/[A-Za-z0-9_.-]+)?)/?$"
-)
 _LABEL = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
 RunnerScope = Literal["repository", "organization", "enterprise"]
@@ -47,7 +44,7 @@ class GithubAppConfig(ConfigModel):
 class RunnerConfig(ConfigModel):
     """Where the runners register, and how jobs find them."""
 
-    url: str = Field(
+    url: GithubUrl = Field(
         description="https://github.com/ORG/REPO, https://github.com/ORG or "
         "https://github.com/enterprises/ENTERPRISE (as ARC's githubConfigUrl)"
     )
@@ -57,17 +54,6 @@ class RunnerConfig(ConfigModel):
     group: str = Field("Default", min_length=1, max_length=100)
     ephemeral: bool = Field(True, description="one job per runner, then a fresh one")
     githubApp: GithubAppConfig
-
-    @field_validator("url")
-    @classmethod
-    def _github_url(cls, url: str) -> str:
-        if not _GITHUB_URL.match(url):
-            raise ValueError(
-                "not a GitHub URL of a repository, organization or enterprise "
-                "(https://github.com/ORG/REPO, https://github.com/ORG, "
-                "https://github.com/enterprises/NAME)"
-            )
-        return url.rstrip("/")
 
     @field_validator("labels")
     @classmethod
