@@ -2,8 +2,8 @@
 
 For each stack: the program planned in-process under the recording mocks (median of N
 runs, imports already loaded), then the SDK floor: the same registrations (types, names,
-parents, dependencies, inputs) replayed through the same mocks by a program that has no
-gpu-ci code at all. plan / floor is what gpu-ci itself adds (config validation, script
+parents, dependencies, inputs) and exports replayed through the same mocks by a program
+that has no gpu-ci code at all. plan / floor is what gpu-ci itself adds (config validation, script
 rendering, recipe resolution). Generated stacks show how both grow with the fleet:
 `vm-N` is N GPU VMs, each bootstrapped and registered as a runner; `arc-N` is the arc example
 with N scale sets; `recipe-30` deploys a generated 30-component recipe. Nothing here asserts a time.
@@ -36,8 +36,11 @@ from stacks.stack_file import read_stack_file  # noqa: E402
 PROJECT = "gpu-ci"
 
 
-def replay(registrations: list[Registration]) -> Callable[[], None]:
-    """A program registering exactly `registrations`, with none of gpu-ci's code."""
+def replay(
+    registrations: list[Registration], exports: dict[str, Any] | None = None
+) -> Callable[[], None]:
+    """A program registering exactly `registrations` and exporting `exports` (as the plan
+    snapshot records them), with none of gpu-ci's code."""
 
     def program() -> None:
         made: dict[str, pulumi.Resource] = {}
@@ -54,6 +57,8 @@ def replay(registrations: list[Registration]) -> Callable[[], None]:
                 component = pulumi.ComponentResource(reg.type, reg.name, None, opts)
                 component.register_outputs({})
                 made[reg.urn] = component
+        for name, value in (exports or {}).items():
+            pulumi.export(name, value)
 
     return program
 
@@ -78,7 +83,9 @@ def plan(name: str, config: dict[str, str], secrets: set[str], runs: int) -> dic
     registrations = run.registrations
 
     def floor_run() -> ProgramRun:
-        return run_program(replay(registrations), project=PROJECT, stack=name, config={})
+        return run_program(
+            replay(registrations, mask(run.exports)), project=PROJECT, stack=name, config={}
+        )
 
     floor_s, floor = timed(runs, floor_run)
     assert len(floor.registrations) == len([r for r in registrations if not r.read])
