@@ -5,9 +5,13 @@ Two steps after the host's last bootstrap step:
   `bash -c <script>` and the key arrives on stdin, a secret input: it is in no script,
   no log and no plain-text state. Destroy removes the file.
 - `github-runner` installs the pinned runner and its systemd service, which mints a fresh
-  just-in-time config from the App before every job. Destroy stops and deregisters it;
-  a changed trigger removes the old runner BEFORE installing the new one
-  (`delete_before_replace`), so two services never share the host.
+  just-in-time config from the App before every job. Destroy stops and deregisters it.
+
+Both have `update` = `create`: a changed trigger (a host pin bump upstream in the chain)
+re-runs the idempotent install in place, which changes nothing when nothing about the
+runner changed, instead of deregistering and reinstalling it. A real replacement removes
+the old one first (`delete_before_replace`), so two services never share the host and the
+key file a replacement wrote is never deleted by the resource it replaced.
 """
 
 from __future__ import annotations
@@ -89,10 +93,14 @@ class GithubRunner(pulumi.ComponentResource):
             delete=(
                 f'if [ "$(id -u)" -eq 0 ]; then rm -f {key_file}; else sudo -n rm -f {key_file}; fi'
             ),
+            update=key_step.command,
             triggers=[key_step.trigger, args.identity],
             logging=command.remote.Logging.STDERR,
             opts=child(
-                self, depends_on=args.depends_on, additional_secret_outputs=["stdin", "stdout"]
+                self,
+                depends_on=args.depends_on,
+                delete_before_replace=True,
+                additional_secret_outputs=["stdin", "stdout"],
             ),
         )
         remove = render_script(
@@ -102,6 +110,7 @@ class GithubRunner(pulumi.ComponentResource):
             f"{name}-{runner_step.name}",
             connection=args.connection,
             create=runner_step.command,
+            update=runner_step.command,
             stdin=runner_step.script,
             delete=f"bash -c {shlex.quote(remove)}",
             triggers=[runner_step.trigger, args.identity],

@@ -6,6 +6,11 @@ The host's address reaches the step at run time (`API_SERVER_ADDRESS`), since a 
 public IP is only known after it exists; the API port is opened to `apiSourceCidrs` by the
 network layer. `await_gpus` adds the host-side readiness wait, to be registered after the
 platform has installed the device plugin.
+
+The step's `update` is its `create`: when an upstream host step re-runs (its trigger is in
+this one's chain), the idempotent create/adopt runs again in place and adopts the
+unchanged cluster, rather than the replacement (delete, then a new cluster with a new CA)
+that a trigger change would otherwise mean.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from components.host.result import StepResultError, parse_result
 
 class NvkindClusterArgs(ComponentArgs):
     spec: NvkindClusterSpec
-    gpu_count: int = Field(ge=1)
+    gpu_count: int | None = Field(None, ge=1)
+    """GPUs on the host; None when unknown (nvkind then accepts any non-zero count)."""
     connection: Any | None = None
     """`remote.ConnectionArgs` of the host; None: the machine running `pulumi up`."""
     api_address: PulumiInput
@@ -45,13 +51,26 @@ class NvkindClusterArgs(ComponentArgs):
     depends_on: list[pulumi.Resource] = Field(default_factory=list)
 
 
-def cluster_params(spec: NvkindClusterSpec, gpu_count: int) -> NvkindClusterParams:
+def layout_gpu_count(spec: NvkindClusterSpec, gpu_count: int | None) -> int:
+    """The host GPU count the layout is rendered for: known, or enough for explicit lists.
+
+    `all` needs no count and explicit index lists name their own; `one-per-gpu` on a host
+    of unknown size is refused by config validation.
+    """
+    if gpu_count is not None:
+        return gpu_count
+    if isinstance(spec.gpus, str):
+        return 1
+    return max([i for worker in spec.gpus for i in worker], default=0) + 1
+
+
+def cluster_params(spec: NvkindClusterSpec, gpu_count: int | None) -> NvkindClusterParams:
     return NvkindClusterParams(
         cluster_name=spec.name,
-        kind_config=render_kind_config(spec, gpu_count),
+        kind_config=render_kind_config(spec, layout_gpu_count(spec, gpu_count)),
         node_image=spec.node_image,
         api_server_port=spec.apiServerPort,
-        expected_gpus=gpu_count,
+        expected_gpus=gpu_count or 0,
     )
 
 
@@ -115,6 +134,9 @@ class NvkindCluster(pulumi.ComponentResource):
         delete = render_script(
             Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(params)
         )
+        create = pulumi.Output.from_input(args.api_address).apply(
+            lambda address: f"export API_SERVER_ADDRESS={shlex.quote(address)}; " + RUN_STDIN_SCRIPT
+        )
         self.step = _run(
             args.connection,
             f"{name}-{planned.name}",
@@ -124,11 +146,8 @@ class NvkindCluster(pulumi.ComponentResource):
                 delete_before_replace=True,
                 additional_secret_outputs=["stdout", "stderr"],
             ),
-            create=pulumi.Output.from_input(args.api_address).apply(
-                lambda address: (
-                    f"export API_SERVER_ADDRESS={shlex.quote(address)}; " + RUN_STDIN_SCRIPT
-                )
-            ),
+            create=create,
+            update=create,
             stdin=planned.script,
             delete=f"bash -c {shlex.quote(delete)}",
             triggers=[planned.trigger, args.identity],
@@ -156,7 +175,9 @@ class NvkindCluster(pulumi.ComponentResource):
     def await_gpus(self, after: list[pulumi.Resource], timeout_seconds: int = 600) -> Any:
         """The host-side wait for Ready nodes and allocatable GPUs, after `after`."""
         params = ClusterReadyParams.for_cluster(
-            self._params, expected_gpus=self._args.gpu_count, timeout_seconds=timeout_seconds
+            self._params,
+            expected_gpus=self._args.gpu_count or 1,
+            timeout_seconds=timeout_seconds,
         )
         script = render_script(Step.CLUSTER_READY, params)
         (planned,) = chained(

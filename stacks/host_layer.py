@@ -34,7 +34,8 @@ class Machine:
     args: GpuHostArgs
     api_address: Any
     """Where the deployer reaches services on it (public or private IP, or 127.0.0.1)."""
-    gpu_count: int
+    gpu_count: int | None
+    """GPUs on the host: from the VM shape, or `gpu-ci:host.gpus`; None when unknown."""
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,12 @@ def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> Host
     assert host is not None
     _warn_unknown_combination(host)
     machines: list[tuple[str, GpuHostArgs, str]] = []  # (name, args, runner name)
-    gpus = 1
+    gpus: int | None = None if isinstance(host, OciVmHost) else host.gpus
     if isinstance(host, OciVmHost):
         assert cfg.vm is not None and capacity is not None  # guaranteed by validation
         shape = GPU_SHAPES.get(cfg.vm.shape)
-        gpus = shape.gpuCount if shape else 0
-        steps = bootstrap_steps(host, expected_gpus=gpus)
+        gpus = shape.gpuCount if shape else None
+        steps = bootstrap_steps(host, expected_gpus=gpus or 0)
         for index, instance in enumerate(capacity.instances):
             address = instance.public_ip if cfg.vm.assignPublicIp else instance.private_ip
             args = GpuHostArgs(
@@ -80,7 +81,7 @@ def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> Host
     return HostLayer(
         host_outputs(host=host, hosts=hosts, runners=runners),
         [
-            Machine(gpu_host, args, _api_address(args, host), max(gpus, 1))
+            Machine(gpu_host, args, _api_address(args, host), gpus)
             for (_, args, _), gpu_host in zip(machines, hosts, strict=True)
         ],
     )
@@ -153,12 +154,14 @@ def _ssh_host_args(host: SshHost) -> GpuHostArgs:
         ssh_address=host.address,
         ssh_port=host.port,
         identity=f"{host.user}@{host.address}:{host.port}",
-        steps=bootstrap_steps(host),
+        steps=bootstrap_steps(host, expected_gpus=host.gpus or 0),
     )
 
 
 def _local_host_args(host: LocalHost) -> GpuHostArgs:
-    return GpuHostArgs(connection=None, identity="local", steps=bootstrap_steps(host))
+    return GpuHostArgs(
+        connection=None, identity="local", steps=bootstrap_steps(host, expected_gpus=host.gpus or 0)
+    )
 
 
 def _warn_unknown_combination(host: HostConfig) -> None:

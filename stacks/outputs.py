@@ -148,7 +148,7 @@ class ClusterOutputs(BaseModel):
     name: str
     nodeImage: str
     kubernetesVersion: str
-    gpuCount: int
+    gpuCount: int | None
     apiServerPort: int
     facts: dict[str, str]
 

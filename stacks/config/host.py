@@ -178,6 +178,7 @@ class SshHost(HostBase):
     """An existing GPU host."""
 
     target: Literal["ssh"]
+    gpus: int | None = Field(None, ge=1, le=64, description="GPUs on the host, when known")
     address: Address
     port: int = Field(22, ge=1, le=65535)
     user: str = Field(pattern=_USER)
@@ -204,6 +205,7 @@ class LocalHost(HostBase):
     """The machine running `pulumi up`; it is never rebooted by the program."""
 
     target: Literal["local"]
+    gpus: int | None = Field(None, ge=1, le=64, description="GPUs on the host, when known")
 
 
 HostConfig = Annotated[OciVmHost | SshHost | LocalHost, Field(discriminator="target")]

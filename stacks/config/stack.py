@@ -175,6 +175,11 @@ class StackConfig(ConfigModel):
                 "an nvkind cluster runs on a bootstrapped host: set gpu-ci:host "
                 "(target 'oci-vm', 'ssh' or 'local')"
             )
+        if cluster.gpus == "one-per-gpu" and host.target != "oci-vm" and host.gpus is None:
+            raise ValueError(
+                "gpus: one-per-gpu needs the host's GPU count: set gpu-ci:host.gpus, or list "
+                "each worker's GPU indexes (gpus: [[0], [1]])"
+            )
         if host.target == "oci-vm" and vm is not None and vm.count != 1:
             raise ValueError(
                 f"an nvkind cluster lives on one host, but gpu-ci:vm.count is {vm.count}; "

@@ -115,6 +115,9 @@ def test_fresh_host_installs_and_starts_the_runner(sandbox: Sandbox) -> None:
         "ExecStart=/usr/local/lib/gpu-ci/github-runner-loop.sh run /etc/gpu-ci/github-runner.env",
         "ExecStopPost=-+/usr/local/lib/gpu-ci/github-runner-loop.sh cleanup "
         "/etc/gpu-ci/github-runner.env",
+        "# run.sh passes SIGTERM on to the listener (and so to a running job) only with this set;",
+        "# without it a stop or restart would kill the wrapper and orphan the runner.",
+        "Environment=RUNNER_MANUALLY_TRAP_SIG=1",
         "Restart=always",
         "RestartSec=10",
         "KillMode=process",

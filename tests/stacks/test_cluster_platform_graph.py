@@ -227,3 +227,31 @@ def test_cross_layer_rules_name_their_key(changes: dict[str, Any], message: str)
     with pytest.raises(pulumi.RunError) as failure:
         run_stack(full_stack(**changes))
     assert message in str(failure.value)
+
+
+def test_a_host_rerun_adopts_the_cluster_in_place(run: ProgramRun) -> None:
+    step = run.one(REMOTE, "cluster-nvkind-cluster")
+    assert step.inputs["update"] == step.inputs["create"]
+
+
+def local_cluster(**host: Any) -> dict[str, Any]:
+    return {
+        "gpu-ci:capacity": "none",
+        "gpu-ci:host": {"target": "local", **host},
+        "gpu-ci:cluster": {"name": "gpu-ci", "gpus": "one-per-gpu"},
+    }
+
+
+def test_a_host_of_unknown_size_accepts_any_gpu_count() -> None:
+    run = run_stack({**local_cluster(), "gpu-ci:cluster": {"name": "gpu-ci"}})
+    script = run.one("command:local:Command", "cluster-nvkind-cluster").inputs["stdin"]
+    assert "readonly EXPECTED_GPUS=0" in script
+
+
+def test_one_worker_per_gpu_needs_the_hosts_gpu_count() -> None:
+    with pytest.raises(pulumi.RunError, match=r"gpu-ci:cluster: gpus: one-per-gpu needs"):
+        run_stack(local_cluster())
+    run = run_stack(local_cluster(gpus=2))
+    script = run.one("command:local:Command", "cluster-nvkind-cluster").inputs["stdin"]
+    assert "readonly EXPECTED_GPUS=2" in script
+    assert "containerPath: /var/run/nvidia-container-devices/1" in script

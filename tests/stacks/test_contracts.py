@@ -47,7 +47,7 @@ def cluster_consumer() -> None:
     cluster = gpu.cluster()
     pulumi.export("type", cluster.apply(lambda c: type(c).__name__))
     pulumi.export("name", cluster.name)  # attribute access lifts into an Output
-    pulumi.export("gpus", cluster.apply(lambda c: c.gpuCount + 0))
+    pulumi.export("gpus", cluster.apply(lambda c: (c.gpuCount or 0) + 0))
     pulumi.export("kubeconfig", gpu.kubeconfig())
 
 
@@ -95,11 +95,11 @@ def failure(outputs: dict[str, Any], program: Callable[[], None] = cluster_only)
 
 
 def test_a_missing_field_names_the_stack_the_export_and_the_field() -> None:
-    partial = {k: v for k, v in CLUSTER_EXPORT.items() if k != "gpuCount"}
+    partial = {k: v for k, v in CLUSTER_EXPORT.items() if k != "nodeImage"}
     message = failure({"cluster": partial, "kubeconfig": KUBECONFIG})
     assert message == (
         "stack 'org/gpu-ci/dev': export `cluster` does not match contract version 1: "
-        "lacks field `gpuCount`"
+        "lacks field `nodeImage`"
     )
 
 

@@ -110,3 +110,16 @@ def test_runner_outputs_name_the_runners() -> None:
     run = run_stack(runner_stack(), secret_keys=["gpu-ci:runner"], preview=False)
     host = run.exports["host"]
     assert host["runners"] == [{"name": "gpu-ci-test-gpu-0", "labels": ["oracle-vm-gpu-a10-1"]}]
+
+
+def test_an_upstream_rerun_updates_the_runner_in_place_and_never_drops_its_key(
+    run: ProgramRun,
+) -> None:
+    # A trigger change with an `update` command is an update, not delete + create: a pin
+    # bump re-runs the idempotent install instead of deregistering the runner, and the
+    # key file written by a replacement is never removed by the resource it replaced.
+    key = run.one(REMOTE, "host-0-runner-github-app-key")
+    service = run.one(REMOTE, "host-0-runner-github-runner")
+    assert key.inputs["update"] == key.inputs["create"]
+    assert service.inputs["update"] == service.inputs["create"]
+    assert key.options["deleteBeforeReplace"] is True

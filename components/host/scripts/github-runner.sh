@@ -167,6 +167,9 @@ RuntimeDirectoryMode=0700
 ExecStartPre=+$LOOP_SCRIPT prepare $ENV_FILE
 ExecStart=$LOOP_SCRIPT run $ENV_FILE
 ExecStopPost=-+$LOOP_SCRIPT cleanup $ENV_FILE
+# run.sh passes SIGTERM on to the listener (and so to a running job) only with this set;
+# without it a stop or restart would kill the wrapper and orphan the runner.
+Environment=RUNNER_MANUALLY_TRAP_SIG=1
 Restart=always
 RestartSec=10
 KillMode=process
