@@ -37,6 +37,8 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
     "command:remote:Command": ("triggers", "script=stdin"),
     "command:local:Command": ("triggers", "script=stdin", "environment"),
 }
+# Any other Kubernetes object: which object it is, then what it holds.
+_KUBERNETES = ("kind", "name=metadata.name", "namespace=metadata.namespace")
 _SKIP = {"compartmentId", "displayName", "freeformTags"}
 
 
@@ -75,9 +77,11 @@ def _compact(value: Any) -> str | None:
 
 def key_inputs(type_: str, inputs: dict[str, Any]) -> str:
     """The inputs that matter for `type_`, `key=value`, for a one-line summary."""
-    paths = KEY_INPUTS.get(type_) or tuple(
-        k for k in sorted(inputs) if not k.startswith("__") and k not in _SKIP
-    )
+    paths = KEY_INPUTS.get(type_)
+    if paths is None and type_.startswith("kubernetes:") and "metadata" in inputs:
+        paths = _KUBERNETES
+    if paths is None:
+        paths = tuple(k for k in sorted(inputs) if not k.startswith("__") and k not in _SKIP)
     parts = []
     for entry in paths:
         label, _, path = entry.rpartition("=")
@@ -136,7 +140,7 @@ def render_tree(snap: Snapshot) -> str:
                 lines.append(f"{inner}    {summary}")
             deps = [by_urn[d]["name"] for d in deps_of[r["urn"]] if d in by_urn]
             if deps:
-                lines.append(f"{inner}    depends on: {', '.join(sorted(deps))}")
+                lines.append(f"{inner}    depends on: {', '.join(sorted(set(deps)))}")
             walk(r["urn"], inner)
 
     walk("", "")

@@ -159,3 +159,14 @@ def test_readme_shows_the_current_dev_graph() -> None:
     assert block == render_mermaid(plan_stack("dev")), (
         "README's graph is stale: paste `python -m stacks plan dev --mermaid FILE` into it"
     )
+
+
+def test_kubernetes_objects_are_summarised_by_kind_name_and_namespace() -> None:
+    from stacks.tree import key_inputs
+
+    inputs = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "smoke", "namespace": "ci"},
+    }
+    assert key_inputs("kubernetes:batch/v1:Job", inputs) == "kind=Job  name=smoke  namespace=ci"
