@@ -22,6 +22,7 @@ from components.platform.recipe_releases import RecipeReleases, RecipeReleasesAr
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.constraints import ConstraintReport, evaluate
 from stacks.config import StackConfig
+from stacks.contracts import CLUSTER, ContractError
 from stacks.errors import GpuCiError
 from stacks.outputs import ClusterOutputs, PlatformOutputs
 
@@ -145,14 +146,12 @@ def build_platform_layer(
     )
 
 
-def _cluster_contract(raw: Any, stack: str | None) -> ClusterOutputs:
+def _cluster_contract(raw: Any, stack: str) -> ClusterOutputs:
+    """The referenced stack's `cluster`, read as any consumer reads it (versions, nulls)."""
     try:
-        return ClusterOutputs.model_validate(raw)
-    except ValueError as err:
-        raise InputError(
-            f"gpu-ci:platform.clusterStack: stack {stack!r} exports no `cluster` of contract "
-            f"version 1 ({err})"
-        ) from None
+        return CLUSTER.parse(stack, {CLUSTER.export: raw})
+    except ContractError as err:
+        raise InputError(f"gpu-ci:platform.clusterStack: {err}") from None
 
 
 def _runtime_class_patch(cfg: StackConfig, recipe: RecipeResult) -> bool:

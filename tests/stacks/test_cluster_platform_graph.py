@@ -255,3 +255,36 @@ def test_one_worker_per_gpu_needs_the_hosts_gpu_count() -> None:
     script = run.one("command:local:Command", "cluster-nvkind-cluster").inputs["stdin"]
     assert "readonly EXPECTED_GPUS=2" in script
     assert "containerPath: /var/run/nvidia-container-devices/1" in script
+
+
+def test_a_cluster_of_unknown_gpu_count_is_read_by_the_platform_stack() -> None:
+    # The SDK drops null outputs, so `gpuCount: None` arrives absent: the platform stack
+    # reads the contract as every consumer does (stacks.contracts), nulls restored.
+    from stacks.fakes import FakeCloud, StackExports
+    from stacks.mocks import run_program
+    from stacks.program import main
+    from tests.stacks.stack_helpers import flat
+
+    cluster = {
+        "contractVersion": 1,
+        "kind": "nvkind",
+        "name": "gpu-ci",
+        "nodeImage": "kindest/node:v1.35.0",
+        "kubernetesVersion": "v1.35.0",
+        "apiServerPort": 6443,
+        "facts": {"K8s.server.version": "v1.35.0"},
+    }
+    values = {"gpu-ci:platform": {"clusterStack": "gpu-local", "accelerator": "a10"}}
+    exports = StackExports({"cluster": cluster, "kubeconfig": "k"}, frozenset({"kubeconfig"}))
+    run = run_program(
+        main,
+        project="gpu-ci",
+        stack="apps",
+        config=flat(values),
+        cloud=FakeCloud(flat(values), {"gpu-local": exports}),
+        preview=False,
+    )
+    assert run.exports["platform"]["constraints"]["passed"] == [
+        "Deployment.gpu-operator.version",
+        "K8s.server.version",
+    ]
