@@ -76,8 +76,8 @@ class GithubRunnerArgs(ComponentArgs):
 class GithubRunner(pulumi.ComponentResource):
     """A self-hosted runner service on a host, registered through a GitHub App."""
 
-    runner_name: pulumi.Output[Any]
-    labels: pulumi.Output[Any]
+    runner_name: str
+    labels: list[str]
 
     def __init__(
         self, name: str, args: GithubRunnerArgs, opts: pulumi.ResourceOptions | None = None
@@ -117,8 +117,8 @@ class GithubRunner(pulumi.ComponentResource):
             opts=child(self, depends_on=[app_key], delete_before_replace=True),
         )
         self.service = service
-        self.runner_name = pulumi.Output.from_input(args.runner.runner_name)
-        self.labels = pulumi.Output.from_input(list(args.runner.runner_labels))
+        self.runner_name = args.runner.runner_name
+        self.labels = list(args.runner.runner_labels)
         self.register_outputs(
             {
                 "runnerName": self.runner_name,

@@ -45,7 +45,7 @@ def _verify_result(stdout: str) -> StepResult:
 class GpuHost(pulumi.ComponentResource):
     """A GPU container host: driver, Docker, NVIDIA toolkit, kind tools, verified."""
 
-    name_output: pulumi.Output[str]
+    host_name: str
     steps: dict[str, pulumi.CustomResource]
     last: pulumi.CustomResource
     driver_version: pulumi.Output[Any]
@@ -55,7 +55,7 @@ class GpuHost(pulumi.ComponentResource):
         self, name: str, args: GpuHostArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpu-ci:host:GpuHost", name, None, opts)
-        self.name_output = pulumi.Output.from_input(name)
+        self.host_name = name
         self.steps = {}
         previous: list[pulumi.Resource] = list(args.depends_on)
         for step in args.steps:

@@ -99,6 +99,15 @@ class HostOutputs(BaseModel):
     runners: list[RunnerRecord]
 
 
+def _host_record(name: str) -> Any:
+    """What verify reported for the host `name`, as a HostRecord's fields."""
+
+    def record(found: list[Any]) -> dict[str, Any]:
+        return {"name": name, "driverVersion": found[0], "gpus": found[1]}
+
+    return record
+
+
 def host_outputs(*, host: Any, hosts: list[Any], runners: list[Any]) -> Any:
     """`host` is the validated HostConfig; `hosts` the GpuHost components."""
     versions = host.versions
@@ -107,6 +116,7 @@ def host_outputs(*, host: Any, hosts: list[Any], runners: list[Any]) -> Any:
         {
             "target": host.target,
             "cdi": host.cdi,
+            "runners": [{"name": r.runner_name, "labels": r.labels} for r in runners],
             "versions": {
                 "driverBranch": versions.driverBranch,
                 "toolkit": versions.toolkit,
@@ -116,18 +126,8 @@ def host_outputs(*, host: Any, hosts: list[Any], runners: list[Any]) -> Any:
         {
             "hosts": pulumi.Output.all(
                 *[
-                    pulumi.Output.all(h.name_output, h.driver_version, h.gpus).apply(
-                        lambda v: {"name": v[0], "driverVersion": v[1], "gpus": v[2]}
-                    )
+                    pulumi.Output.all(h.driver_version, h.gpus).apply(_host_record(h.host_name))
                     for h in hosts
-                ]
-            ),
-            "runners": pulumi.Output.all(
-                *[
-                    pulumi.Output.all(r.runner_name, r.labels).apply(
-                        lambda v: {"name": v[0], "labels": v[1]}
-                    )
-                    for r in runners
                 ]
             ),
         },
