@@ -14,6 +14,7 @@ import json
 
 import yaml
 
+from stacks import yaml_text
 from stacks.errors import GpuCiError
 
 CLOUD_CONFIG_HEADER = "#cloud-config"
@@ -30,7 +31,7 @@ def check_user_data(text: str, *, source: str) -> None:
         return
     if first.strip() == CLOUD_CONFIG_HEADER:
         try:
-            body = yaml.safe_load(text)
+            body = yaml_text.load(text)
         except yaml.YAMLError as err:
             raise UserDataError(f"{source}: #cloud-config is not valid YAML: {err}") from None
         if not isinstance(body, dict):
@@ -68,7 +69,7 @@ def render_vm_user_data(*, project: str, stack: str, role: str, index: int) -> s
     comment = (
         f"# gpu-ci {project}/{stack}: {role} {index}. Host software comes from the host layer.\n"
     )
-    text = f"{CLOUD_CONFIG_HEADER}\n{comment}" + yaml.safe_dump(body, sort_keys=True)
+    text = f"{CLOUD_CONFIG_HEADER}\n{comment}" + yaml_text.dump(body, sort_keys=True)
     check_user_data(text, source=f"user data of {role} {index}")
     return text
 

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-import yaml
-
 from recipes.catalog import load_catalog
 from recipes.criteria import RecipeCriteria
 from recipes.errors import RecipeError
 from recipes.resolver import resolve
 from recipes.values import select
+from stacks import yaml_text
 
 USAGE_ERROR = 2
 
@@ -76,7 +75,7 @@ def run(argv: Sequence[str]) -> str:
     if args.command == "recipe":
         text = result.to_yaml()
     else:
-        text = yaml.safe_dump(select(catalog, result, args.selector), sort_keys=False)
+        text = yaml_text.dump(select(catalog, result, args.selector), sort_keys=False)
         text = text.removesuffix("...\n")  # PyYAML ends a bare scalar document with "..."
     if args.output:
         try:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from recipes.criteria import RecipeCriteria
 from recipes.model import ComponentRef, Constraint, Validation
+from stacks import yaml_text
 
 RESULT_API_VERSION = "aicr.nvidia.com/v1alpha1"
 
@@ -58,7 +58,7 @@ class RecipeResult(BaseModel):
 
     def to_yaml(self) -> str:
         """The result as AICR-shaped YAML, keys in model order."""
-        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+        return yaml_text.dump(self.to_dict(), sort_keys=False)
 
 
 _KEEP_EMPTY = frozenset({"overrides"})

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from stacks import yaml_text
 from stacks.errors import GpuCiError
 
 
@@ -27,7 +28,7 @@ class StackFile:
 
 def _load_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text())
+        return yaml_text.load(path.read_text())
     except FileNotFoundError:
         raise GpuCiError(f"{path.name}: no such file in {path.parent}") from None
     except yaml.YAMLError as err:

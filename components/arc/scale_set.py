@@ -19,7 +19,6 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
 from pydantic import Field
 
 from components.arc.values import (
@@ -36,6 +35,7 @@ from components.arc.values import (
     scale_set_values,
 )
 from components.base import ComponentArgs, PulumiInput, child
+from stacks import yaml_text
 from stacks.config.arc import GpuPodScaleSet, VmLauncherScaleSet
 from stacks.config.runner import GithubAppConfig
 
@@ -194,7 +194,7 @@ class ArcRunnerScaleSet(pulumi.ComponentResource):
                     "labels": dict(MANAGED_LABELS),
                 },
                 data={
-                    HOOK_FILE: yaml.safe_dump(hook_template(ss, args.placement), sort_keys=False)
+                    HOOK_FILE: yaml_text.dump(hook_template(ss, args.placement), sort_keys=False)
                 },
                 opts=child(self, provider=self._provider, depends_on=self._after),
             )

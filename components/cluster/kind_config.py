@@ -35,6 +35,7 @@ from pydantic import (
 )
 
 from components.host.pins import PINS
+from stacks import yaml_text
 from stacks.errors import GpuCiError
 
 KIND_API_VERSION: Final = "kind.x-k8s.io/v1alpha4"
@@ -126,7 +127,7 @@ class KindCluster(_KindModel):
 
 def parse_kind_config(text: str) -> KindCluster:
     """A kind config (YAML text) checked against the typed model."""
-    return KindCluster.model_validate(yaml.safe_load(text))
+    return KindCluster.model_validate(yaml_text.load(text))
 
 
 # --- node images per kind release ----------------------------------------------------------
@@ -547,7 +548,7 @@ def nvkind_equivalent(spec: NvkindClusterSpec, gpu_count: int) -> NvkindTemplate
 def _cert_sans_patch(extra: tuple[str, ...]) -> str:
     sans = list(dict.fromkeys((*LOCAL_SANS, API_SERVER_ADDRESS_PLACEHOLDER, *extra)))
     patch = {"kind": "ClusterConfiguration", "apiServer": {"certSANs": sans}}
-    return yaml.safe_dump(patch, sort_keys=False, default_flow_style=False)
+    return yaml_text.dump(patch, sort_keys=False)
 
 
 def kind_cluster(spec: NvkindClusterSpec, gpu_count: int) -> KindCluster:
@@ -587,7 +588,7 @@ def kind_cluster(spec: NvkindClusterSpec, gpu_count: int) -> KindCluster:
     )
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(yaml_text.SafeDumper):  # type: ignore[misc,valid-type]
     """Block style; multi-line strings (kubeadm patches) as literal blocks."""
 
 
@@ -608,9 +609,7 @@ HEADER: Final = (
 def render_kind_config(spec: NvkindClusterSpec, gpu_count: int) -> str:
     """The kind config YAML for nvkind: deterministic, and parseable as `KindCluster`."""
     data = kind_cluster(spec, gpu_count).model_dump(mode="json", exclude_none=True)
-    text = HEADER + yaml.dump(
-        data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=4096
-    )
+    text = HEADER + yaml_text.dump(data, dumper=_Dumper, sort_keys=False, width=4096)
     if "{{" in text:  # nvkind would read it as a Go template directive
         raise ClusterSpecError("the rendered kind config contains '{{'; remove it from the spec")
     return text

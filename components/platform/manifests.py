@@ -21,6 +21,7 @@ import yaml
 from components.platform.overrides import PlatformError
 from recipes.catalog import Catalog
 from recipes.model import ComponentRef
+from stacks import yaml_text
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -98,7 +99,7 @@ def load_manifests(catalog: Catalog, ref: ComponentRef) -> list[ManifestObject]:
                 "Kubernetes YAML manifests are supported"
             )
         try:
-            docs = list(yaml.safe_load_all(text))
+            docs = yaml_text.load_all(text)
         except yaml.YAMLError as exc:
             raise PlatformError(f"{ref.name}: manifest {rel}: malformed YAML: {exc}") from None
         for doc in docs:
