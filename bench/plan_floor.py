@@ -1,17 +1,24 @@
 """The offline plan's cost against the Pulumi SDK's own floor, and how it scales.
 
 For each stack: the program planned in-process under the recording mocks (median of N
-runs, imports already loaded), then the SDK floor: the same registrations (types, names,
-parents, dependencies, inputs) and exports replayed through the same mocks by a program
-that has no gpu-ci code at all. plan / floor is what gpu-ci itself adds (config validation, script
-rendering, recipe resolution). Generated stacks show how both grow with the fleet:
-`vm-N` is N GPU VMs, each bootstrapped and registered as a runner; `arc-N` is the arc example
-with N scale sets; `recipe-30` deploys a generated 30-component recipe. Nothing here asserts a time.
+runs, imports already loaded), then the SDK floor: a program with no gpu-ci code that makes
+the same invokes, registers the same resources through the provider SDKs' own classes
+(types, names, parents, dependencies, provider, options, inputs, secrets) and exports the
+same values, through the same mocks (`sdk_replay.py`; each floor run is checked to have
+registered exactly what the plan did). plan / floor is what gpu-ci itself adds: config
+validation, script rendering, recipe resolution, Output plumbing and its deeper call stacks.
+The bare column is a lower bound no real program reaches (bare `CustomResource`s, no
+options, secrets or invokes), kept for comparison.
+
+Generated stacks show how both grow with the fleet: `vm-N` is N GPU VMs, each bootstrapped
+and registered as a runner; `arc-N` is the arc example with N scale sets; `recipe-30`
+deploys a generated 30-component recipe. Nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -27,45 +34,21 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import pulumi  # noqa: E402
-
-from stacks.mocks import ProgramRun, Registration, mask, run_program  # noqa: E402
+from bench.sdk_replay import bare_replay, check_same, replay  # noqa: E402
+from stacks.mocks import ProgramRun, run_program  # noqa: E402
 from stacks.program import main as gpu_ci_program  # noqa: E402
 from stacks.stack_file import read_stack_file  # noqa: E402
 
 PROJECT = "gpu-ci"
 
 
-def replay(
-    registrations: list[Registration], exports: dict[str, Any] | None = None
-) -> Callable[[], None]:
-    """A program registering exactly `registrations` and exporting `exports` (as the plan
-    snapshot records them), with none of gpu-ci's code."""
-
-    def program() -> None:
-        made: dict[str, pulumi.Resource] = {}
-        for reg in registrations:
-            if reg.read:
-                continue
-            opts = pulumi.ResourceOptions(
-                parent=made.get(reg.parent),
-                depends_on=[made[d] for d in reg.dependencies if d in made],
-            )
-            if reg.custom:
-                made[reg.urn] = pulumi.CustomResource(reg.type, reg.name, mask(reg.inputs), opts)
-            else:
-                component = pulumi.ComponentResource(reg.type, reg.name, None, opts)
-                component.register_outputs({})
-                made[reg.urn] = component
-        for name, value in (exports or {}).items():
-            pulumi.export(name, value)
-
-    return program
-
-
 def timed(runs: int, once: Callable[[], ProgramRun]) -> tuple[float, ProgramRun]:
+    """Median seconds of `runs` calls, and the last result. Each call starts on a collected
+    heap: a full collection walks every object of the imported SDKs (~0.12 s), and would
+    otherwise land in some runs and not others, plan or floor alike."""
     times, last = [], None
     for _ in range(runs):
+        gc.collect()
         start = time.perf_counter()
         last = once()
         times.append(time.perf_counter() - start)
@@ -80,21 +63,21 @@ def plan(name: str, config: dict[str, str], secrets: set[str], runs: int) -> dic
         )
 
     plan_s, run = timed(runs, program_run)
-    registrations = run.registrations
-
-    def floor_run() -> ProgramRun:
-        return run_program(
-            replay(registrations, mask(run.exports)), project=PROJECT, stack=name, config={}
-        )
-
-    floor_s, floor = timed(runs, floor_run)
-    assert len(floor.registrations) == len([r for r in registrations if not r.read])
+    floor_s, floor = timed(
+        runs, lambda: run_program(replay(run), project=PROJECT, stack=name, config={})
+    )
+    check_same(run, floor)
+    bare_s, _ = timed(
+        runs, lambda: run_program(bare_replay(run), project=PROJECT, stack=name, config={})
+    )
     return {
         "stack": name,
-        "resources": len(registrations),
+        "resources": len(run.registrations),
         "plan_s": plan_s,
         "floor_s": floor_s,
         "ratio": plan_s / floor_s,
+        "bare_s": bare_s,
+        "bare_ratio": plan_s / bare_s,
     }
 
 
@@ -211,13 +194,15 @@ def main() -> int:
         )
         print(f"import stacks.program: {import_seconds(args.runs):.3f} s (fresh interpreter)")
         print(
-            f"{'stack':<12} {'resources':>9} {'plan (s)':>9} {'floor (s)':>10} {'plan/floor':>11}"
+            f"{'stack':<12} {'resources':>9} {'plan (s)':>9} {'floor (s)':>10} "
+            f"{'plan/floor':>11} {'bare (s)':>9} {'plan/bare':>10}"
         )
         for name, (config, secrets) in cases:
             row = plan(name, config, secrets, args.runs)
             print(
                 f"{row['stack']:<12} {row['resources']:>9} {row['plan_s']:>9.3f} "
-                f"{row['floor_s']:>10.3f} {row['ratio']:>11.2f}"
+                f"{row['floor_s']:>10.3f} {row['ratio']:>11.2f} "
+                f"{row['bare_s']:>9.3f} {row['bare_ratio']:>10.2f}"
             )
     return 0
 

@@ -1,0 +1,83 @@
+"""The SDK floor of `bench/plan_floor.py` registers exactly what the plan did, through the
+provider SDKs' own classes, so plan / floor measures gpu-ci's own work and nothing less."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pulumi_command
+import pulumi_kubernetes
+import pulumi_oci
+import pytest
+
+from bench.sdk_replay import bare_replay, check_same, replay, sdk_class
+from stacks.mocks import ProgramRun, Secret, run_program
+from stacks.program import main
+from stacks.stack_file import read_stack_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def plan(stack: str) -> ProgramRun:
+    file = read_stack_file(ROOT, stack)
+    return run_program(
+        main,
+        project=file.project,
+        stack=stack,
+        config=file.config,
+        secret_keys=set(file.secret_keys),
+    )
+
+
+def floor(run: ProgramRun) -> ProgramRun:
+    return run_program(replay(run), project=run.project, stack=run.stack, config={})
+
+
+@pytest.mark.parametrize("stack", ["dev", "workstation", "gpu-dev", "arc"])
+def test_the_floor_registers_invokes_and_exports_what_the_plan_did(stack: str) -> None:
+    run = plan(stack)
+    check_same(run, floor(run))
+
+
+def test_the_floor_keeps_secrets_secret_and_unknowns_unknown() -> None:
+    run = plan("dev")
+    replayed = floor(run)
+    provider = next(r for r in replayed.registrations if r.type == "pulumi:providers:kubernetes")
+    assert isinstance(provider.inputs["kubeconfig"], Secret)
+    assert replayed.exports["kubeconfig"] == run.exports["kubeconfig"]
+    assert isinstance(replayed.exports["kubeconfig"], Secret)
+
+
+def test_a_difference_in_what_was_registered_is_named() -> None:
+    run = plan("workstation")
+    replayed = floor(run)
+    changed = copy.deepcopy(replayed)
+    step = next(r for r in changed.registrations if r.name.endswith("-verify"))
+    step.inputs["create"] = "true"
+    with pytest.raises(AssertionError, match=r"::host-verify: inputs differs: \['create'\]$"):
+        check_same(run, changed)
+    missing = copy.deepcopy(replayed)
+    missing.registrations.pop()
+    with pytest.raises(AssertionError, match="URNs differ"):
+        check_same(run, missing)
+
+
+def test_the_bare_lower_bound_skips_what_a_real_program_registers() -> None:
+    run = plan("dev")
+    bare = run_program(bare_replay(run), project="gpu-ci", stack="dev", config={})
+    with pytest.raises(AssertionError):
+        check_same(run, bare)
+
+
+def test_types_resolve_to_the_provider_sdks_own_classes() -> None:
+    assert sdk_class("oci:Core/instance:Instance") is pulumi_oci.core.Instance
+    assert sdk_class("command:remote:Command") is pulumi_command.remote.Command
+    assert sdk_class("kubernetes:helm.sh/v3:Release") is pulumi_kubernetes.helm.v3.Release
+    assert sdk_class("pulumi:providers:kubernetes") is pulumi_kubernetes.Provider
+    assert (
+        sdk_class("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntimePatch")
+        is pulumi_kubernetes.apiextensions.CustomResourcePatch
+    )
+    with pytest.raises(LookupError, match="no SDK registers the resource type gpu-ci:x:Y"):
+        sdk_class("gpu-ci:x:Y")
