@@ -177,7 +177,7 @@ def recipe_stack(catalog: Path) -> tuple[dict[str, str], set[str]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="example stacks only (CI smoke)")
     args = parser.parse_args()
     cases: list[tuple[str, tuple[dict[str, str], set[str]]]] = [
