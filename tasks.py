@@ -79,7 +79,17 @@ def main(argv: list[str]) -> None:
         run(BIN / "mypy", ".")
         run(BIN / "pytest", *argv[1:])
     else:
-        run(python, "bench/plan_wall.py", "dev", "workstation", "apps-dev", "arc", *argv[1:])
+        run(
+            python,
+            "bench/plan_wall.py",
+            "dev",
+            "workstation",
+            "gpu-dev",
+            "apps-dev",
+            "arc",
+            "--generated",
+            *argv[1:],
+        )
         run(python, "bench/recipe_resolve.py")
         run(python, "bench/plan_floor.py")
 

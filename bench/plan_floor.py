@@ -10,16 +10,14 @@ validation, script rendering, recipe resolution, Output plumbing and its deeper 
 The bare column is a lower bound no real program reaches (bare `CustomResource`s, no
 options, secrets or invokes), kept for comparison.
 
-Generated stacks show how both grow with the fleet: `vm-N` is N GPU VMs, each bootstrapped
-and registered as a runner; `arc-N` is the arc example with N scale sets; `recipe-30`
-deploys a generated 30-component recipe. Nothing here asserts a time.
+The generated stacks (`generated_stacks.py`: vm-5, vm-50, arc-10, arc-100, recipe-30) show how
+both grow with the fleet. Nothing here asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import platform
 import statistics
@@ -34,12 +32,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.generated_stacks import write_stacks  # noqa: E402
 from bench.sdk_replay import bare_replay, check_same, replay  # noqa: E402
 from stacks.mocks import ProgramRun, run_program  # noqa: E402
 from stacks.program import main as gpu_ci_program  # noqa: E402
 from stacks.stack_file import read_stack_file  # noqa: E402
 
 PROJECT = "gpu-ci"
+LARGE_STACKS = [("vm", 5), ("vm", 50), ("arc", 10), ("arc", 100), ("recipe", 30)]
 
 
 def timed(runs: int, once: Callable[[], ProgramRun]) -> tuple[float, ProgramRun]:
@@ -82,31 +82,9 @@ def plan(name: str, config: dict[str, str], secrets: set[str], runs: int) -> dic
     }
 
 
-def stack_config(stack: str) -> tuple[dict[str, str], set[str]]:
-    file = read_stack_file(REPO, stack)
+def stack_config(root: Path, stack: str) -> tuple[dict[str, str], set[str]]:
+    file = read_stack_file(root, stack)
     return dict(file.config), set(file.secret_keys)
-
-
-def fleet(vms: int) -> tuple[dict[str, str], set[str]]:
-    """The dev stack without cluster and platform (one per host), with `vms` VMs."""
-    config, secrets = stack_config("dev")
-    config.pop("gpu-ci:cluster")
-    config.pop("gpu-ci:platform")
-    vm = json.loads(config["gpu-ci:vm"])
-    config["gpu-ci:vm"] = json.dumps({**vm, "count": vms})
-    return config, secrets
-
-
-def arc_fleet(scale_sets: int) -> tuple[dict[str, str], set[str]]:
-    """The arc example with `scale_sets` scale sets, cycling through its own kinds."""
-    config, secrets = stack_config("arc")
-    arc = json.loads(config["gpu-ci:arc"])
-    examples = arc["scaleSets"]
-    arc["scaleSets"] = [
-        {**examples[i % len(examples)], "name": f"gpu-set-{i:03d}"} for i in range(scale_sets)
-    ]
-    config["gpu-ci:arc"] = json.dumps(arc)
-    return config, secrets
 
 
 def import_seconds(runs: int) -> float:
@@ -126,69 +104,16 @@ def import_seconds(runs: int) -> float:
     return statistics.median(times)
 
 
-def recipe_catalog(root: Path, components: int) -> Path:
-    """A catalog whose `bench` overlay deploys `components` charts, each after the last."""
-    registry = {
-        "apiVersion": "aicr.nvidia.com/v1alpha1",
-        "kind": "ComponentRegistry",
-        "components": [
-            {
-                "name": f"bench-{i:02d}",
-                "displayName": f"bench-{i:02d}",
-                "helm": {
-                    "defaultRepository": "https://charts.example.org/bench",
-                    "defaultChart": f"bench/bench-{i:02d}",
-                    "defaultVersion": "1.0.0",
-                    "defaultNamespace": f"bench-{i % 5}",
-                },
-            }
-            for i in range(components)
-        ],
-    }
-    overlay = {
-        "kind": "RecipeMetadata",
-        "apiVersion": "aicr.nvidia.com/v1alpha1",
-        "metadata": {"name": "kind-a10-bench"},
-        "spec": {
-            "base": "kind-a10",
-            "criteria": {"service": "kind", "accelerator": "a10", "platform": "bench"},
-            "componentRefs": [
-                {
-                    "name": f"bench-{i:02d}",
-                    "type": "Helm",
-                    **({"dependencyRefs": [f"bench-{i - 1:02d}"]} if i else {}),
-                }
-                for i in range(components)
-            ],
-        },
-    }
-    (root / "overlays").mkdir(parents=True)
-    (root / "registry.yaml").write_text(json.dumps(registry))
-    (root / "overlays" / "kind-a10-bench.yaml").write_text(json.dumps(overlay))
-    return root
-
-
-def recipe_stack(catalog: Path) -> tuple[dict[str, str], set[str]]:
-    config, secrets = stack_config("dev")
-    config["gpu-ci:platform"] = json.dumps(
-        {"platform": "bench", "catalogs": [str(catalog)], "deploymentChecks": False}
-    )
-    return config, secrets
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="example stacks only (CI smoke)")
     args = parser.parse_args()
-    cases: list[tuple[str, tuple[dict[str, str], set[str]]]] = [
-        (name, stack_config(name)) for name in ("dev", "workstation", "gpu-dev", "arc")
-    ]
     with tempfile.TemporaryDirectory() as tmp:
+        cases = [(REPO, name) for name in ("dev", "workstation", "gpu-dev", "arc")]
         if not args.quick:
-            cases += [("vm-5", fleet(5)), ("vm-50", fleet(50))]
-            cases += [("arc-10", arc_fleet(10)), ("arc-100", arc_fleet(100))]
-            cases.append(("recipe-30", recipe_stack(recipe_catalog(Path(tmp) / "bench", 30))))
+            generated = write_stacks(Path(tmp), LARGE_STACKS)
+            cases += [(Path(tmp), name) for name in generated]
         print(
             f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
             f"median of {args.runs} in-process runs"
@@ -198,8 +123,8 @@ def main() -> int:
             f"{'stack':<12} {'resources':>9} {'plan (s)':>9} {'floor (s)':>10} "
             f"{'plan/floor':>11} {'bare (s)':>9} {'plan/bare':>10}"
         )
-        for name, (config, secrets) in cases:
-            row = plan(name, config, secrets, args.runs)
+        for root, name in cases:
+            row = plan(name, *stack_config(root, name), args.runs)
             print(
                 f"{row['stack']:<12} {row['resources']:>9} {row['plan_s']:>9.3f} "
                 f"{row['floor_s']:>10.3f} {row['ratio']:>11.2f} "
