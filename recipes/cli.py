@@ -76,7 +76,8 @@ def run(argv: Sequence[str]) -> str:
         text = result.to_yaml()
     else:
         text = yaml_text.dump(select(catalog, result, args.selector), sort_keys=False)
-        text = text.removesuffix("...\n")  # PyYAML ends a bare scalar document with "..."
+        # PyYAML's pure-Python emitter (without libyaml) ends a bare scalar with "...".
+        text = text.removesuffix("...\n")
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")

@@ -1,8 +1,9 @@
 """Parsed-YAML cache shared by every catalog load.
 
 Catalog files are read once per process and keyed by (path, mtime, size), so resolving
-many recipes, or loading the same data directories twice, never re-parses a file. The C
-loader is used when PyYAML has libyaml, which keeps a cold catalog load well under budget.
+many recipes, or loading the same data directories twice, never re-parses a file. Parsing
+goes through `stacks.yaml_text` (libyaml, with the pure-Python loader's error messages),
+which keeps a cold catalog load well under budget.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 import yaml
 
 from recipes.errors import RecipeError
+from stacks import yaml_text
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _cache: dict[tuple[str, int, int], Any] = {}
 
 
@@ -30,7 +31,7 @@ def load_yaml(path: Path, rel: str) -> Any:
         return _cache[key]
     try:
         text = path.read_text(encoding="utf-8")
-        data = yaml.load(text, Loader=_Loader)
+        data = yaml_text.load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -1,9 +1,10 @@
-"""The SDK floor of `bench/plan_floor.py` registers exactly what the plan did, through the
-provider SDKs' own classes, so plan / floor measures gpu-ci's own work and nothing less."""
+"""The replays of `bench/plan_floor.py` register exactly what the plan did (the floor through
+the provider SDKs' own classes), so neither is cheaper by registering less."""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
 
 import pulumi_command
@@ -11,7 +12,7 @@ import pulumi_kubernetes
 import pulumi_oci
 import pytest
 
-from bench.sdk_replay import bare_replay, check_same, replay, sdk_class
+from bench.sdk_replay import check_same, replay, sdk_class, untyped_replay
 from stacks.mocks import ProgramRun, Secret, run_program
 from stacks.program import main
 from stacks.stack_file import read_stack_file
@@ -30,14 +31,17 @@ def plan(stack: str) -> ProgramRun:
     )
 
 
-def floor(run: ProgramRun) -> ProgramRun:
-    return run_program(replay(run), project=run.project, stack=run.stack, config={})
+def floor(run: ProgramRun, make: Callable[[ProgramRun], Callable[[], None]] = replay) -> ProgramRun:
+    return run_program(make(run), project=run.project, stack=run.stack, config={})
 
 
+@pytest.mark.parametrize("make", [replay, untyped_replay])
 @pytest.mark.parametrize("stack", ["dev", "workstation", "gpu-dev", "arc"])
-def test_the_floor_registers_invokes_and_exports_what_the_plan_did(stack: str) -> None:
+def test_a_replay_registers_invokes_and_exports_what_the_plan_did(
+    stack: str, make: Callable[[ProgramRun], Callable[[], None]]
+) -> None:
     run = plan(stack)
-    check_same(run, floor(run))
+    check_same(run, floor(run, make))
 
 
 def test_the_floor_keeps_secrets_secret_and_unknowns_unknown() -> None:
@@ -63,11 +67,26 @@ def test_a_difference_in_what_was_registered_is_named() -> None:
         check_same(run, missing)
 
 
-def test_the_bare_lower_bound_skips_what_a_real_program_registers() -> None:
+def test_a_secret_of_another_value_or_a_lost_property_dependency_is_named() -> None:
     run = plan("dev")
-    bare = run_program(bare_replay(run), project="gpu-ci", stack="dev", config={})
-    with pytest.raises(AssertionError):
-        check_same(run, bare)
+    replayed = floor(run)
+    changed = copy.deepcopy(replayed)
+    provider = next(r for r in changed.registrations if r.type == "pulumi:providers:kubernetes")
+    provider.inputs["kubeconfig"] = Secret("another kubeconfig")
+    with pytest.raises(AssertionError, match=r"::cluster-k8s: inputs differs: \['kubeconfig'\]"):
+        check_same(run, changed)
+    changed = copy.deepcopy(replayed)
+    provider = next(r for r in changed.registrations if r.type == "pulumi:providers:kubernetes")
+    provider.property_dependencies["kubeconfig"] = []
+    with pytest.raises(AssertionError, match=r"::cluster-k8s: property_dependencies differs"):
+        check_same(run, changed)
+
+
+def test_a_read_resource_is_refused_not_skipped() -> None:
+    run = plan("workstation")
+    run.registrations[-1].read = True
+    with pytest.raises(ValueError, match="read"):
+        replay(run)
 
 
 def test_types_resolve_to_the_provider_sdks_own_classes() -> None:

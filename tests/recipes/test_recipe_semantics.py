@@ -196,7 +196,8 @@ def test_unknown_dependency_in_catalog(write_catalog: WriteCatalog) -> None:
     [
         (
             {"overlays/x.yaml": "kind: RecipeMetadata\nspec: [unclosed\n"},
-            "overlays/x.yaml: malformed YAML: line 3, column 1: did not find expected ',' or ']'",
+            "overlays/x.yaml: malformed YAML: line 3, column 1: "
+            "expected ',' or ']', but got '<stream end>'",
         ),
         (
             {"overlays/x.yaml": overlay("x", criteria={"service": "oke", "gpu": "a10"})},

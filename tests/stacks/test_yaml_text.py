@@ -3,21 +3,26 @@ safe loader and dumper do, for the documents gpu-ci renders and the upstream one
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
-from components.cloud_init import render_vm_user_data
 from components.cluster import kind_config
-from components.cluster.kind_config import NvkindClusterSpec, render_kind_config
+from recipes.cli import run as run_recipes
 from stacks import yaml_text
+from stacks.mocks import reveal, run_program
+from stacks.program import main
+from stacks.stack_file import read_stack_file
 
-GOLDEN = Path(__file__).resolve().parents[1] / "cluster" / "golden"
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "cluster" / "golden"
 
 
 def test_libyaml_is_used() -> None:
-    assert yaml.__with_libyaml__, "PyYAML without libyaml: the plan would parse 5x slower"
+    assert yaml.__with_libyaml__, "PyYAML was installed without libyaml"
     assert yaml_text.SafeLoader.__name__ == "CSafeLoader"
     assert yaml_text.SafeDumper.__name__ == "CSafeDumper"
 
@@ -34,34 +39,71 @@ def test_libyaml_reads_and_writes_the_same_data_as_pure_python(upstream: Path) -
         assert yaml.load(yaml_text.dump(data), Loader=yaml.SafeLoader) == data, name
 
 
-def test_rendered_user_data_is_the_same_text_as_pure_pythons(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """User data is an instance input: a byte of difference would replace every VM."""
-    rendered = render_vm_user_data(project="gpu-ci", stack="dev", role="gpu", index=0)
-    monkeypatch.setattr(yaml_text, "SafeDumper", yaml.SafeDumper)
-    assert render_vm_user_data(project="gpu-ci", stack="dev", role="gpu", index=0) == rendered
+def use_pure_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every gpu-ci YAML path on PyYAML's pure-Python loader and dumper, as before libyaml."""
 
-
-def test_the_kind_config_is_the_same_text_as_pure_pythons() -> None:
-    """The kind config's hash decides whether nvkind rebuilds the cluster."""
-
-    class PurePython(yaml.SafeDumper):
+    class KindDumper(yaml.SafeDumper):
         pass
 
-    PurePython.add_representer(str, kind_config._str)
-    spec = NvkindClusterSpec()
-    data = kind_config.kind_cluster(spec, 2).model_dump(mode="json", exclude_none=True)
-    expected = kind_config.HEADER + yaml.dump(
-        data, Dumper=PurePython, sort_keys=False, default_flow_style=False, width=4096
-    )
-    assert render_kind_config(spec, 2) == expected
+    KindDumper.add_representer(str, kind_config._str)
+    monkeypatch.setattr(yaml_text, "SafeDumper", yaml.SafeDumper)
+    monkeypatch.setattr(yaml_text, "SafeLoader", yaml.SafeLoader)
+    monkeypatch.setattr(kind_config, "_Dumper", KindDumper)
+
+
+def inputs_of_the_example_stacks() -> dict[str, Any]:
+    """Every registered input of the example stacks (user data, kind config, the kubeadm
+    patch, manifests, ARC hook templates...)."""
+    found = {}
+    for stack in ("dev", "workstation", "gpu-dev", "arc"):
+        file = read_stack_file(ROOT, stack)
+        run = run_program(
+            main,
+            project=file.project,
+            stack=stack,
+            config=file.config,
+            secret_keys=set(file.secret_keys),
+        )
+        found.update({r.urn: reveal(r.inputs) for r in run.registrations})
+    return found
+
+
+def recipe_outputs() -> list[str]:
+    kind = ["--service", "kind", "--accelerator", "a10", "--intent", "training"]
+    operator = "components.gpu-operator.values"
+    return [
+        run_recipes(["recipe", *kind, "--platform", "kubeflow"]),
+        run_recipes(["query", *kind, "--selector", operator]),
+        run_recipes(["query", *kind, "--selector", "deploymentOrder"]),
+        run_recipes(["query", *kind, "--selector", f"{operator}.devicePlugin.config.name"]),
+    ]
+
+
+def test_what_gpu_ci_renders_is_the_same_text_as_pure_pythons(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A byte of difference in user data would replace every VM, and in the kind config
+    rebuild the cluster: libyaml must change no registered input."""
+    with_libyaml = inputs_of_the_example_stacks(), recipe_outputs()
+    assert len(with_libyaml[0]) > 100
+    use_pure_python(monkeypatch)
+    assert (inputs_of_the_example_stacks(), recipe_outputs()) == with_libyaml
 
 
 def test_every_document_of_a_stream_is_read() -> None:
     assert yaml_text.load_all("a: 1\n---\nb: [2, 3]\n") == [{"a": 1}, {"b": [2, 3]}]
 
 
-def test_malformed_yaml_raises_pyyamls_error() -> None:
-    with pytest.raises(yaml.YAMLError, match="line 2"):
-        yaml_text.load("a: 1\n b: 2\n")
+@pytest.mark.parametrize("read", [yaml_text.load, yaml_text.load_all])
+def test_malformed_yaml_gets_the_pure_python_message_with_the_line_shown(
+    read: Callable[[str], Any],
+) -> None:
+    text = "config:\n  gpu-ci:capacity: vm\n   gpu-ci:host: {}\n"
+    with pytest.raises(yaml.YAMLError) as err:
+        read(text)
+    assert str(err.value) == (
+        "mapping values are not allowed here\n"
+        '  in "<unicode string>", line 3, column 15:\n'
+        "       gpu-ci:host: {}\n"
+        "                  ^"
+    )
