@@ -31,8 +31,8 @@ from pydantic import (
 )
 
 from stacks.config.base import Cidr, ConfigModel, GithubUrl, Ocid, StackReferenceName
-from stacks.config.runner import _LABEL, GithubAppConfig
-from stacks.config.vm import _AD_NAME, _SHAPE_NAME, AvailabilityDomain
+from stacks.config.runner import RUNNER_LABEL, GithubAppConfig
+from stacks.config.vm import AD_NAME, SHAPE_NAME, AvailabilityDomain
 from stacks.shapes import GPU_SHAPES
 
 ARC_CHARTS = "oci://ghcr.io/actions/actions-runner-controller-charts"
@@ -239,7 +239,7 @@ class OkePool(ConfigModel):
 class OkeCpuPool(OkePool):
     """Controller, listeners and VM launchers run here."""
 
-    shape: str = Field("VM.Standard.E5.Flex", pattern=_SHAPE_NAME.pattern)
+    shape: str = Field("VM.Standard.E5.Flex", pattern=SHAPE_NAME.pattern)
     size: int = Field(2, ge=1, le=100)
     labels: NodeLabels = Field(default_factory=lambda: {"gpu-ci/pool": "cpu"})
 
@@ -325,7 +325,7 @@ class LaunchPlacement(ConfigModel):
     """Where the launcher creates VMs first."""
 
     region: str = Field(pattern=_REGION.pattern)
-    availabilityDomain: str = Field(pattern=_AD_NAME.pattern)
+    availabilityDomain: str = Field(pattern=AD_NAME.pattern)
     subnetId: Ocid | None = Field(
         None, description="default: the subnet of this stack's gpu-ci:network (and its NSG)"
     )
@@ -335,7 +335,7 @@ class FallbackPlacement(ConfigModel):
     """Where the launcher retries when the first region/AD is out of capacity."""
 
     region: str = Field(pattern=_REGION.pattern)
-    availabilityDomain: str = Field(pattern=_AD_NAME.pattern)
+    availabilityDomain: str = Field(pattern=AD_NAME.pattern)
     subnetId: Ocid
 
 
@@ -395,7 +395,7 @@ class ScaleSetBase(ConfigModel):
     @field_validator("name")
     @classmethod
     def _label_and_k8s_name(cls, name: str) -> str:
-        if not re.match(_LABEL, name) or not _SCALE_SET_NAME.match(name):
+        if not re.match(RUNNER_LABEL, name) or not _SCALE_SET_NAME.match(name):
             raise ValueError(
                 "not a valid runner label for a scale set: the name is the label jobs use "
                 "(runs-on), the Helm release and the AutoscalingRunnerSet, so it takes "
@@ -429,7 +429,7 @@ class ScaleSetBase(ConfigModel):
     @field_validator("labels")
     @classmethod
     def _extra_labels(cls, labels: list[str], info: ValidationInfo) -> list[str]:
-        bad = [label for label in labels if not re.match(_LABEL, label)]
+        bad = [label for label in labels if not re.match(RUNNER_LABEL, label)]
         if bad:
             raise ValueError(f"labels may hold letters, digits, '.', '_' and '-': {bad}")
         if len(set(labels)) != len(labels) or info.data.get("name") in labels:
@@ -462,7 +462,7 @@ class VmLauncherScaleSet(ScaleSetBase):
                 "a vm-launcher needs at least one VM shape to launch, tried in order on "
                 "capacity errors (e.g. [VM.GPU.A10.1, VM.GPU.A10.2])"
             )
-        bad = [s for s in shapes if not _SHAPE_NAME.match(s)]
+        bad = [s for s in shapes if not SHAPE_NAME.match(s)]
         if bad:
             raise ValueError(f"not OCI shape names (like VM.GPU.A10.1): {bad}")
         if len(set(shapes)) != len(shapes):

@@ -14,7 +14,8 @@ from pydantic import Field, SecretStr, ValidationInfo, field_validator
 
 from stacks.config.base import ConfigModel, GithubUrl
 
-_LABEL = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+# A GitHub runner label (also an ARC scale set name, which is its label).
+RUNNER_LABEL = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
 RunnerScope = Literal["repository", "organization", "enterprise"]
 
@@ -62,7 +63,7 @@ class RunnerConfig(ConfigModel):
             return None
         if not labels:
             raise ValueError("an empty list; omit labels to derive them from the shape")
-        bad = [label for label in labels if not re.match(_LABEL, label)]
+        bad = [label for label in labels if not re.match(RUNNER_LABEL, label)]
         if bad:
             raise ValueError(f"labels may hold letters, digits, '.', '_' and '-': {bad}")
         if len(set(labels)) != len(labels):

@@ -11,8 +11,9 @@ from stacks.config.base import ConfigModel, Ocid
 from stacks.errors import did_you_mean
 from stacks.shapes import GPU_SHAPES
 
-_AD_NAME = re.compile(r"^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\d+$")
-_SHAPE_NAME = re.compile(r"^(VM|BM)\.[A-Za-z0-9]+(\.[A-Za-z0-9-]+)+$")
+# OCI names the stack validates before any call: "Uocm:US-ASHBURN-AD-1", "VM.GPU.A10.1".
+AD_NAME = re.compile(r"^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\d+$")
+SHAPE_NAME = re.compile(r"^(VM|BM)\.[A-Za-z0-9]+(\.[A-Za-z0-9-]+)+$")
 _SSH_KEY = re.compile(
     r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|"
     r"sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/]+={0,3}( .*)?$"
@@ -24,7 +25,7 @@ def _availability_domain(value: str | int) -> str | int:
         if value < 0:
             raise ValueError(f"index {value} is negative; use 0 for the region's first AD")
         return value
-    if not _AD_NAME.match(value):
+    if not AD_NAME.match(value):
         raise ValueError(
             f"{value!r} is neither an index (0, 1, 2) nor an availability domain name "
             "like 'Uocm:PHX-AD-1'"
@@ -92,7 +93,7 @@ class VmCapacityConfig(ConfigModel):
     def _known_shape(cls, shape: str, info: ValidationInfo) -> str:
         if shape in GPU_SHAPES:
             return shape
-        if info.data.get("allowUnlistedShape") and _SHAPE_NAME.match(shape):
+        if info.data.get("allowUnlistedShape") and SHAPE_NAME.match(shape):
             return shape
         guess = did_you_mean(shape, GPU_SHAPES)
         hint = f" (did you mean {guess!r}?)" if guess else ""
