@@ -56,6 +56,8 @@ def timed(runs: int, once: Callable[[], ProgramRun]) -> tuple[float, list[Progra
 
 
 def plan(name: str, config: dict[str, str], secrets: set[str], runs: int) -> dict[str, Any]:
+    # The program alone, as `pulumi preview` runs it: not `stacks.plan.plan_run`, which
+    # validates the config once more to plan referenced stacks first.
     def program_run() -> ProgramRun:
         return run_program(
             gpu_ci_program, project=PROJECT, stack=name, config=config, secret_keys=secrets

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from pathlib import Path
 
 import pulumi_command
 import pulumi_kubernetes
@@ -14,21 +13,7 @@ import pytest
 
 from bench.sdk_replay import check_same, replay, sdk_class, untyped_replay
 from stacks.mocks import ProgramRun, Secret, run_program
-from stacks.program import main
-from stacks.stack_file import read_stack_file
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def plan(stack: str) -> ProgramRun:
-    file = read_stack_file(ROOT, stack)
-    return run_program(
-        main,
-        project=file.project,
-        stack=stack,
-        config=file.config,
-        secret_keys=set(file.secret_keys),
-    )
+from stacks.plan import plan_run as plan
 
 
 def floor(run: ProgramRun, make: Callable[[ProgramRun], Callable[[], None]] = replay) -> ProgramRun:

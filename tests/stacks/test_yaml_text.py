@@ -13,12 +13,10 @@ import yaml
 from components.cluster import kind_config
 from recipes.cli import run as run_recipes
 from stacks import yaml_text
-from stacks.mocks import reveal, run_program
-from stacks.program import main
-from stacks.stack_file import read_stack_file
+from stacks.mocks import reveal
+from stacks.plan import REPO, plan_run
 
-ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "tests" / "cluster" / "golden"
+GOLDEN = REPO / "tests" / "cluster" / "golden"
 
 
 def test_libyaml_is_used() -> None:
@@ -56,14 +54,7 @@ def inputs_of_the_example_stacks() -> dict[str, Any]:
     patch, manifests, ARC hook templates...)."""
     found = {}
     for stack in ("dev", "workstation", "gpu-dev", "arc"):
-        file = read_stack_file(ROOT, stack)
-        run = run_program(
-            main,
-            project=file.project,
-            stack=stack,
-            config=file.config,
-            secret_keys=set(file.secret_keys),
-        )
+        run = plan_run(stack)
         found.update({r.urn: reveal(r.inputs) for r in run.registrations})
     return found
 
