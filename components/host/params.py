@@ -17,7 +17,14 @@ from importlib import resources
 from typing import Annotated, Final, Literal, Self
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from components.host.pins import PINS, SHA256_PATTERN, Arch, Pins
 
@@ -38,6 +45,7 @@ class Step(enum.StrEnum):
     """The bootstrap steps, in the order a host runs them."""
 
     CLOUD_INIT = "cloud-init"
+    AUTHORIZED_KEYS = "authorized-keys"
     NVIDIA_DRIVER = "nvidia-driver"
     DOCKER = "docker"
     CONTAINER_TOOLKIT = "container-toolkit"
@@ -49,6 +57,7 @@ class Step(enum.StrEnum):
     GITHUB_RUNNER = "github-runner"
     GITHUB_RUNNER_REMOVE = "github-runner-remove"
     NVKIND_CLUSTER = "nvkind-cluster"
+    CLUSTER_KUBECONFIG = "cluster-kubeconfig"
     CLUSTER_READY = "cluster-ready"
     NVKIND_CLUSTER_DELETE = "nvkind-cluster-delete"
 
@@ -70,6 +79,72 @@ class RootedParams(StepParams):
 
 class CloudInitParams(StepParams):
     """Wait for first-boot cloud-init on a VM this stack created (growpart, users...)."""
+
+
+SSH_KEY_TYPES: Final = (
+    "ssh-ed25519",
+    "ssh-rsa",
+    "ecdsa-sha2-nistp256",
+    "ecdsa-sha2-nistp384",
+    "ecdsa-sha2-nistp521",
+    "sk-ssh-ed25519@openssh.com",
+    "sk-ecdsa-sha2-nistp256@openssh.com",
+)
+"""The OpenSSH public key types `AuthorizedKeysParams.keys` accepts."""
+
+_SSH_KEY_BODY = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+
+
+def check_ssh_public_key(key: str, label: str = "key") -> str:
+    """`key` if it is one OpenSSH public key line `TYPE BASE64 [COMMENT]`, else ValueError.
+
+    The body must decode to a key blob of TYPE (its first field names the type), so a
+    truncated paste or a type that does not match its body is caught before any host
+    sees it. An options prefix (`command="..." ssh-ed25519 ...`) is refused.
+    """
+    if any(c in key for c in "\n\r\x00"):
+        raise ValueError(f"{label} contains a line break or NUL: give one key line per entry")
+    key_type, _, rest = key.partition(" ")
+    if key_type not in SSH_KEY_TYPES:
+        raise ValueError(
+            f"{label} does not start with an OpenSSH public key type "
+            f"({', '.join(SSH_KEY_TYPES)}): it starts with {key_type[:40]!r}"
+        )
+    body = rest.partition(" ")[0]
+    if not _SSH_KEY_BODY.fullmatch(body) or len(body) % 4:
+        raise ValueError(f"{label}: the {key_type} key's body is not base64")
+    blob = base64.b64decode(body)
+    size = int.from_bytes(blob[:4], "big")
+    if len(blob) < 4 + size or blob[4 : 4 + size] != key_type.encode():
+        raise ValueError(
+            f"{label}: the base64 body is not a {key_type} key (truncated, or another type)"
+        )
+    return key
+
+
+class AuthorizedKeysParams(RootedParams):
+    """Deliver `keys` to ~`user`/.ssh/authorized_keys, in a block gpu-ci manages.
+
+    Instead of the instance metadata (`ssh_authorized_keys`), which OCI can only change by
+    replacing the VM. Lines outside the `# BEGIN/END gpu-ci managed keys` block are kept.
+    """
+
+    user: str = Field(pattern=_USER)
+    keys: tuple[str, ...]
+
+    @field_validator("keys")
+    @classmethod
+    def _public_key_lines(cls, keys: tuple[str, ...]) -> tuple[str, ...]:
+        if not keys:
+            raise ValueError("keys is empty: give at least one OpenSSH public key line")
+        seen: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            check_ssh_public_key(key, f"keys[{i}]")
+            blob = key.split(" ", 2)[1]
+            if blob in seen:
+                raise ValueError(f"keys[{i}] is the same key as keys[{seen[blob]}]")
+            seen[blob] = i
+        return keys
 
 
 class NvidiaDriverParams(StepParams):
@@ -463,6 +538,34 @@ class NvkindClusterDeleteParams(_ClusterPaths):
         return cls.model_validate({**{f: getattr(cluster, f) for f in fields}, **values})
 
 
+class ClusterKubeconfigParams(_ClusterPaths):
+    """Return the cluster's kubeconfig (base64, in the result line), read from the host.
+
+    Changes nothing: its parameters are only the cluster's identity (name, paths, port),
+    so its script changes with the cluster (or lib.sh), not with the nvkind-cluster step's
+    routine re-runs, and the Kubernetes provider built on its output stays known at
+    preview. The server is https://$API_SERVER_ADDRESS:`api_server_port`; the caller
+    marks stdout secret.
+    """
+
+    api_server_port: int = Field(6443, ge=1, le=65535)
+
+    @classmethod
+    def for_cluster(cls, cluster: NvkindClusterParams, **values: object) -> ClusterKubeconfigParams:
+        """The kubeconfig of exactly the cluster `cluster` created."""
+        fields = [
+            "retry_attempts",
+            "retry_base_seconds",
+            "root",
+            "cluster_name",
+            "statedir",
+            "kubeconfig_path",
+            "use_sudo",
+            "api_server_port",
+        ]
+        return cls.model_validate({**{f: getattr(cluster, f) for f in fields}, **values})
+
+
 class ClusterReadyParams(RootedParams):
     """Wait until every node is Ready and `expected_gpus` nvidia.com/gpu are allocatable.
 
@@ -485,6 +588,7 @@ class ClusterReadyParams(RootedParams):
 
 PARAMS_BY_STEP: dict[Step, type[StepParams]] = {
     Step.CLOUD_INIT: CloudInitParams,
+    Step.AUTHORIZED_KEYS: AuthorizedKeysParams,
     Step.NVIDIA_DRIVER: NvidiaDriverParams,
     Step.DOCKER: DockerParams,
     Step.CONTAINER_TOOLKIT: ContainerToolkitParams,
@@ -496,6 +600,7 @@ PARAMS_BY_STEP: dict[Step, type[StepParams]] = {
     Step.GITHUB_RUNNER: GithubRunnerParams,
     Step.GITHUB_RUNNER_REMOVE: GithubRunnerRemoveParams,
     Step.NVKIND_CLUSTER: NvkindClusterParams,
+    Step.CLUSTER_KUBECONFIG: ClusterKubeconfigParams,
     Step.CLUSTER_READY: ClusterReadyParams,
     Step.NVKIND_CLUSTER_DELETE: NvkindClusterDeleteParams,
 }

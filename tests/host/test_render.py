@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 
 import pytest
 from pydantic import SecretStr
@@ -10,6 +11,8 @@ from pydantic import SecretStr
 from components.cluster.kind_config import cluster_spec, render_kind_config
 from components.host.params import (
     PARAMS_BY_STEP,
+    AuthorizedKeysParams,
+    ClusterKubeconfigParams,
     ClusterReadyParams,
     DockerParams,
     GithubRunnerParams,
@@ -29,10 +32,21 @@ from components.host.render import (
 )
 from stacks.errors import GpuCiError
 
+SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f ci"
+
 
 def default_params(step: Step) -> object:
-    if step is Step.TOOLS:
-        return ToolsParams.from_pins()
+    plain: dict[Step, Callable[[], object]] = {
+        Step.TOOLS: ToolsParams.from_pins,
+        Step.NVKIND_CLUSTER_DELETE: lambda: NvkindClusterDeleteParams(cluster_name="gpu-ci"),
+        Step.CLUSTER_READY: lambda: ClusterReadyParams(
+            kubeconfig_path="/var/lib/gpu-ci/nvkind/gpu-ci/kubeconfig"
+        ),
+        Step.CLUSTER_KUBECONFIG: lambda: ClusterKubeconfigParams(cluster_name="gpu-ci"),
+        Step.AUTHORIZED_KEYS: lambda: AuthorizedKeysParams(user="ubuntu", keys=(SSH_KEY,)),
+    }
+    if step in plain:
+        return plain[step]()
     if step is Step.GITHUB_RUNNER:
         return GithubRunnerParams.from_pins(
             github_url="https://github.com/acme",
@@ -48,10 +62,6 @@ def default_params(step: Step) -> object:
             kind_config=render_kind_config(spec, 1),
             node_image=spec.node_image,
         )
-    if step is Step.NVKIND_CLUSTER_DELETE:
-        return NvkindClusterDeleteParams(cluster_name="gpu-ci")
-    if step is Step.CLUSTER_READY:
-        return ClusterReadyParams(kubeconfig_path="/var/lib/gpu-ci/nvkind/gpu-ci/kubeconfig")
     return PARAMS_BY_STEP[step]()
 
 

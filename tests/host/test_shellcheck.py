@@ -11,6 +11,8 @@ import pytest
 
 from components.cluster.kind_config import cluster_spec, render_kind_config
 from components.host.params import (
+    AuthorizedKeysParams,
+    ClusterKubeconfigParams,
     ClusterReadyParams,
     ContainerToolkitParams,
     DockerParams,
@@ -39,6 +41,11 @@ GITHUB: dict[str, Any] = {
     "runner_name": "gpu-ci",
     "runner_labels": ("oracle-vm-gpu-a10-1", "gpu"),
 }
+
+SSH_KEYS = (
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f a@b",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/",
+)
 
 _SPEC = cluster_spec()
 NVKIND = NvkindClusterParams(
@@ -72,6 +79,10 @@ VARIANTS: list[tuple[Step, StepParams]] = [
     (Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(NVKIND)),
     (Step.CLUSTER_READY, ClusterReadyParams.for_cluster(NVKIND)),
     (Step.CLUSTER_READY, ClusterReadyParams.for_cluster(NVKIND, use_sudo=False)),
+    (Step.CLUSTER_KUBECONFIG, ClusterKubeconfigParams.for_cluster(NVKIND)),
+    (Step.CLUSTER_KUBECONFIG, ClusterKubeconfigParams.for_cluster(NVKIND, use_sudo=False)),
+    (Step.AUTHORIZED_KEYS, AuthorizedKeysParams(user="ubuntu", keys=SSH_KEYS[:1])),
+    (Step.AUTHORIZED_KEYS, AuthorizedKeysParams(user="opc", keys=SSH_KEYS)),
 ]
 
 

@@ -143,6 +143,33 @@ install_file_if_changed() {
   return 0
 }
 
+# valid_address ADDRESS: an IPv4 address other than 0.0.0.0, or a DNS name (what
+# $API_SERVER_ADDRESS may be: nvkind-cluster, cluster-kubeconfig).
+valid_address() {
+  local octet='(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
+  local label='[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
+  if [[ $1 =~ ^[0-9.]+$ ]]; then
+    [[ $1 =~ ^$octet\.$octet\.$octet\.$octet$ ]] && [ "$1" != 0.0.0.0 ]
+    return
+  fi
+  [ "${#1}" -le 253 ] && [[ $1 =~ ^$label(\.$label)*$ ]]
+}
+
+# set_server TEXT URL: the kubeconfig TEXT with its one cluster server set to URL; fails
+# unless TEXT has exactly one `server:` line.
+set_server() {
+  local line out="" count=0
+  while IFS= read -r line; do
+    if [[ $line =~ ^([[:space:]]*)server:[[:space:]] ]]; then
+      line="${BASH_REMATCH[1]}server: $2"
+      count=$((count + 1))
+    fi
+    out+="$line"$'\n'
+  done <<<"$1"
+  [ "$count" -eq 1 ] || return 1
+  printf '%s' "$out"
+}
+
 json_escape() {
   local s="$1"
   s="${s//\\/\\\\}"

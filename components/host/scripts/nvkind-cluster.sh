@@ -26,31 +26,6 @@ readonly record="$clusterdir/config.sha256"
 readonly owned="$clusterdir/created-by-gpu-ci"
 readonly kubeconfig="$ROOT$KUBECONFIG_PATH"
 
-# valid_address ADDRESS: an IPv4 address other than 0.0.0.0, or a DNS name.
-valid_address() {
-  local octet='(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
-  local label='[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
-  if [[ $1 =~ ^[0-9.]+$ ]]; then
-    [[ $1 =~ ^$octet\.$octet\.$octet\.$octet$ ]] && [ "$1" != 0.0.0.0 ]
-    return
-  fi
-  [ "${#1}" -le 253 ] && [[ $1 =~ ^$label(\.$label)*$ ]]
-}
-
-# set_server TEXT URL: the kubeconfig TEXT with its one cluster server set to URL.
-set_server() {
-  local line out="" count=0
-  while IFS= read -r line; do
-    if [[ $line =~ ^([[:space:]]*)server:[[:space:]] ]]; then
-      line="${BASH_REMATCH[1]}server: $2"
-      count=$((count + 1))
-    fi
-    out+="$line"$'\n'
-  done <<<"$1"
-  [ "$count" -eq 1 ] || return 1
-  printf '%s' "$out"
-}
-
 # tail_of FILE: its last three lines, on one line.
 tail_of() {
   local text
