@@ -1,8 +1,10 @@
 """Typed readers of gpu-ci stacks, for other Pulumi Python programs.
 
 A gpu-ci stack exports one object per layer (`stacks/outputs.py`): `capacity`, `host`,
-`cluster` (plus the secret `kubeconfig`) and `platform`, each with a `contractVersion`.
-Another program reads them through one StackReference:
+`cluster` (plus the secret `kubeconfig`) and `platform`, and its monthly compute estimate
+`cost` (`stacks/costs.py`), each with a `contractVersion`. `capacity` is either kind:
+`gpu.capacity()` gives a `VmCapacityOutputs` or an `ArcCapacityOutputs`, as its `kind`
+("vm" or "arc") says. Another program reads them through one StackReference:
 
     from stacks.contracts import GpuCiStack
 
@@ -21,13 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, get_args, get_origin
+from typing import Annotated, Any, Generic, TypeVar, get_args, get_origin
 
 import pulumi
 from pydantic import BaseModel, ValidationError
 
+from stacks.costs import CostOutputs
 from stacks.errors import GpuCiError
-from stacks.outputs import ClusterOutputs, HostOutputs, PlatformOutputs, VmCapacityOutputs
+from stacks.outputs import (
+    ArcCapacityOutputs,
+    CapacityOutputs,
+    ClusterOutputs,
+    HostOutputs,
+    PlatformOutputs,
+    VmCapacityOutputs,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -38,17 +48,58 @@ class ContractError(GpuCiError, pulumi.RunError):
 
 @dataclass(frozen=True)
 class Contract(Generic[M]):
-    """One layer's export: its name, its model, and the config that makes a stack export it."""
+    """One layer's export: its name, its model, and the config that makes a stack export it.
+
+    `model` is a contract model, or a discriminated union of them such as
+    `stacks.outputs.CapacityOutputs` (`Annotated[A | B, Field(discriminator="kind")]`):
+    then the export's discriminator field picks the member it is read as, and each member
+    keeps its own `contractVersion`.
+    """
 
     export: str
-    model: type[M]
+    model: Any  # type[M], or an Annotated discriminated union whose members make up M
     config_key: str
 
     @property
+    def discriminator(self) -> str | None:
+        """The field that picks a union's member; None for a single model."""
+        if get_origin(self.model) is not Annotated:
+            return None
+        for meta in get_args(self.model)[1:]:
+            found = getattr(meta, "discriminator", None)
+            if isinstance(found, str):
+                return found
+        raise TypeError(f"contract `{self.export}`: an Annotated model needs a discriminator")
+
+    @property
+    def members(self) -> dict[str, type[BaseModel]]:
+        """A union's members by the discriminator value (tag) each is exported with; a
+        single model under the export's name."""
+        key = self.discriminator
+        if key is None:
+            return {self.export: self.model}
+        members: dict[str, type[BaseModel]] = {}
+        for member in get_args(get_args(self.model)[0]):
+            for tag in get_args(member.model_fields[key].annotation):
+                members[tag] = member
+        return members
+
+    @property
     def version(self) -> int:
-        default = self.model.model_fields["contractVersion"].default
-        assert isinstance(default, int)
-        return default
+        """The contract version this reader knows: every member's, for a union (whose
+        members may move apart: then ask `version_of` a member's tag)."""
+        versions = {_version(m) for m in self.members.values()}
+        if len(versions) != 1:
+            raise ValueError(
+                f"contract `{self.export}`: its members have versions "
+                f"{', '.join(f'{t}: {_version(m)}' for t, m in self.members.items())}; "
+                "ask version_of(tag)"
+            )
+        return versions.pop()
+
+    def version_of(self, tag: str) -> int:
+        """The contract version of the member exported with discriminator value `tag`."""
+        return _version(self.members[tag])
 
     def parse(self, stack: str, outputs: Mapping[str, Any] | None) -> M:
         """The export validated as `model`; a `ContractError` saying what differs if not."""
@@ -63,33 +114,61 @@ class Contract(Generic[M]):
         raw = outputs[self.export]
         if not isinstance(raw, Mapping):
             raise ContractError(f"{where} is a {type(raw).__name__}, not a contract object")
+        model, where = self._member(where, raw)
+        version = _version(model)
         if "contractVersion" not in raw:
             raise ContractError(
                 f"{where} lacks field `contractVersion`; this reader needs contract version "
-                f"{self.version} (run `pulumi up` on that stack with a current gpu-ci)"
+                f"{version} (run `pulumi up` on that stack with a current gpu-ci)"
             )
         found = raw["contractVersion"]
         if isinstance(found, float) and found.is_integer():  # JSON numbers cross as floats
             found = int(found)
         if not isinstance(found, int) or isinstance(found, bool):
             raise ContractError(f"{where} has contractVersion {found!r}, not an integer")
-        if found < self.version:
+        if found < version:
             raise ContractError(
-                f"{where} has contractVersion {found}, older than the version {self.version} "
+                f"{where} has contractVersion {found}, older than the version {version} "
                 f"this reader needs: run `pulumi up` on {stack!r} with this gpu-ci version"
             )
-        if found > self.version:
+        if found > version:
             raise ContractError(
-                f"{where} has contractVersion {found}, newer than the version {self.version} "
+                f"{where} has contractVersion {found}, newer than the version {version} "
                 "this reader knows: upgrade the gpu-ci this program imports"
             )
         try:
-            return self.model.model_validate(_with_nulls(self.model, raw))
+            parsed: M = model.model_validate(_with_nulls(model, raw))  # type: ignore[assignment]
         except ValidationError as err:
             raise ContractError(
-                f"{where} does not match contract version {self.version}: "
+                f"{where} does not match contract version {version}: "
                 + "; ".join(_problem(e) for e in err.errors())
             ) from None
+        return parsed
+
+    def _member(self, where: str, raw: Mapping[str, Any]) -> tuple[type[BaseModel], str]:
+        """The model `raw` is read as, and `where` naming its kind when it is a union's."""
+        key = self.discriminator
+        members = self.members
+        if key is None:
+            return members[self.export], where
+        known = " or ".join(repr(t) for t in members)
+        if key not in raw:
+            raise ContractError(f"{where} lacks field `{key}` (this reader reads {key} {known})")
+        tag = raw[key]
+        if not isinstance(tag, str):
+            raise ContractError(f"{where} has `{key}` of type {type(tag).__name__}, not {known}")
+        if tag not in members:
+            raise ContractError(
+                f"{where} has {key} {tag!r}, which this reader does not know (it reads "
+                f"{key} {known}): upgrade the gpu-ci this program imports"
+            )
+        return members[tag], f"{where} ({key} {tag!r})"
+
+
+def _version(model: type[BaseModel]) -> int:
+    default = model.model_fields["contractVersion"].default
+    assert isinstance(default, int)
+    return default
 
 
 def _admits_none(annotation: Any) -> bool:
@@ -134,10 +213,13 @@ def _problem(error: Any) -> str:
     return f"field `{path}`: {error['msg']}"
 
 
-CAPACITY = Contract("capacity", VmCapacityOutputs, "gpu-ci:capacity: vm")
-HOST = Contract("host", HostOutputs, "gpu-ci:host")
-CLUSTER = Contract("cluster", ClusterOutputs, "gpu-ci:cluster")
-PLATFORM = Contract("platform", PlatformOutputs, "gpu-ci:platform")
+CAPACITY: Contract[VmCapacityOutputs | ArcCapacityOutputs] = Contract(
+    "capacity", CapacityOutputs, "gpu-ci:capacity (vm or arc)"
+)
+HOST: Contract[HostOutputs] = Contract("host", HostOutputs, "gpu-ci:host")
+CLUSTER: Contract[ClusterOutputs] = Contract("cluster", ClusterOutputs, "gpu-ci:cluster")
+PLATFORM: Contract[PlatformOutputs] = Contract("platform", PlatformOutputs, "gpu-ci:platform")
+COST: Contract[CostOutputs] = Contract("cost", CostOutputs, "gpu-ci:capacity (vm or arc)")
 KUBECONFIG = "kubeconfig"
 
 
@@ -194,13 +276,15 @@ class GpuCiStack:
         return cls(stack, name=name, opts=opts)
 
     def read(self, contract: Contract[M]) -> Any:
-        """`Output[M]` for any contract (the four below are typed shorthands)."""
+        """`Output[M]` for any contract (the readers below are typed shorthands)."""
         if contract.export not in self._read:
             self._read[contract.export] = read_contract(self.reference, self.stack, contract)
         return self._read[contract.export]
 
-    def capacity(self) -> pulumi.Output[VmCapacityOutputs]:
-        result: pulumi.Output[VmCapacityOutputs] = self.read(CAPACITY)
+    def capacity(self) -> pulumi.Output[VmCapacityOutputs | ArcCapacityOutputs]:
+        """`capacity`, as the member its `kind` names: `VmCapacityOutputs` or
+        `ArcCapacityOutputs`."""
+        result: pulumi.Output[VmCapacityOutputs | ArcCapacityOutputs] = self.read(CAPACITY)
         return result
 
     def host(self) -> pulumi.Output[HostOutputs]:
@@ -213,6 +297,11 @@ class GpuCiStack:
 
     def platform(self) -> pulumi.Output[PlatformOutputs]:
         result: pulumi.Output[PlatformOutputs] = self.read(PLATFORM)
+        return result
+
+    def cost(self) -> pulumi.Output[CostOutputs]:
+        """`cost`: the monthly compute estimates of the stack's GPU capacity."""
+        result: pulumi.Output[CostOutputs] = self.read(COST)
         return result
 
     def kubeconfig(self) -> pulumi.Output[str]:
@@ -229,7 +318,7 @@ class GpuCiStack:
         return result
 
 
-def read_capacity(stack: str) -> pulumi.Output[VmCapacityOutputs]:
+def read_capacity(stack: str) -> pulumi.Output[VmCapacityOutputs | ArcCapacityOutputs]:
     return GpuCiStack.from_stack(stack, name=f"{stack}-capacity").capacity()
 
 
@@ -243,3 +332,7 @@ def read_cluster(stack: str) -> pulumi.Output[ClusterOutputs]:
 
 def read_platform(stack: str) -> pulumi.Output[PlatformOutputs]:
     return GpuCiStack.from_stack(stack, name=f"{stack}-platform").platform()
+
+
+def read_cost(stack: str) -> pulumi.Output[CostOutputs]:
+    return GpuCiStack.from_stack(stack, name=f"{stack}-cost").cost()

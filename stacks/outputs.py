@@ -6,10 +6,10 @@ version that changes whenever a field changes meaning.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pulumi
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class VmCapacityOutputs(BaseModel):
@@ -202,6 +202,10 @@ class ArcCapacityOutputs(BaseModel):
     failedRunnerCleanup: str | None
     launchSubnetId: str | None
     launchNsgId: str | None
+
+
+CapacityOutputs = Annotated[VmCapacityOutputs | ArcCapacityOutputs, Field(discriminator="kind")]
+"""Export `capacity`, whichever gpu-ci:capacity made it: `kind` says which member it is."""
 
 
 def arc_capacity_outputs(

@@ -164,7 +164,7 @@ def test_parse_is_usable_without_a_program() -> None:
 
 
 def test_reads_what_the_real_program_exports() -> None:
-    """Round trip: a deployed (mock `up`) dev stack's exports satisfy all four readers."""
+    """Round trip: a deployed (mock `up`) dev stack's exports satisfy every reader."""
     file = read_stack_file(REPO, "dev")
     producer = run_program(
         main,
@@ -175,12 +175,12 @@ def test_reads_what_the_real_program_exports() -> None:
         preview=False,
     )
     exports = reference_exports("dev", producer.exports)
-    assert set(exports.outputs) >= {"capacity", "host", "cluster", "kubeconfig", "platform"}
+    assert set(exports.outputs) >= {"capacity", "host", "cluster", "kubeconfig", "platform", "cost"}
 
     def program() -> None:
         gpu = GpuCiStack.from_stack(STACK)
-        layers = {"capacity": gpu.capacity(), "host": gpu.host(), "cluster": gpu.cluster()}
-        layers["platform"] = gpu.platform()
+        layers: dict[str, Any] = {"capacity": gpu.capacity(), "host": gpu.host()}
+        layers.update(cluster=gpu.cluster(), platform=gpu.platform(), cost=gpu.cost())
         for name, layer in layers.items():
             pulumi.export(
                 name, layer.apply(lambda c: [type(c).__name__, c.model_dump()["contractVersion"]])
@@ -196,5 +196,6 @@ def test_reads_what_the_real_program_exports() -> None:
         "host": ["HostOutputs", 1],
         "cluster": ["ClusterOutputs", 1],
         "platform": ["PlatformOutputs", 1],
+        "cost": ["CostOutputs", 1],
         "hosts": ["host-0"],
     }
