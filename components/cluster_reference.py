@@ -22,6 +22,9 @@ REQUIRED_EXPORTS = ("cluster", "kubeconfig")
 class ClusterReferenceArgs(ComponentArgs):
     stack: str
     """`STACK` or `ORGANIZATION/PROJECT/STACK`."""
+    config_key: str
+    """The config key(s) that name `stack`, for errors: `gpu-ci:platform.clusterStack`,
+    `gpu-ci:arc.cluster.clusterStack`, or both joined by " and " for a shared reference."""
 
 
 class ClusterReference(pulumi.ComponentResource):
@@ -33,24 +36,26 @@ class ClusterReference(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpu-ci:cluster:ClusterReference", name, None, opts)
         reference = pulumi.StackReference(f"{name}-stack", stack_name=args.stack, opts=child(self))
-        self.contract = _required(reference, args.stack, "cluster")
+        self.contract = _required(reference, args, "cluster")
         self.provider = k8s.Provider(
             f"{name}-k8s",
-            kubeconfig=pulumi.Output.secret(_required(reference, args.stack, "kubeconfig")),
-            delete_unreachable=True,
+            kubeconfig=pulumi.Output.secret(_required(reference, args, "kubeconfig")),
+            # No delete_unreachable: another stack owns the cluster; unreachable is not gone.
             opts=child(self),
         )
         self.register_outputs({"stack": args.stack, "cluster": self.contract})
 
 
-def _required(reference: pulumi.StackReference, stack: str, name: str) -> pulumi.Output[Any]:
+def _required(
+    reference: pulumi.StackReference, args: ClusterReferenceArgs, name: str
+) -> pulumi.Output[Any]:
     """An export of the referenced stack; a missing one fails with the key to fix, where
     `require_output` raises a bare KeyError (a traceback under `pulumi up`)."""
 
     def present(value: Any) -> Any:
         if value is None:
             raise InputError(
-                f"gpu-ci:platform.clusterStack: stack {stack!r} exports no `{name}`; point "
+                f"{args.config_key}: stack {args.stack!r} exports no `{name}`; point "
                 "clusterStack at a stack that sets gpu-ci:cluster, deployed first"
             )
         return value

@@ -26,11 +26,11 @@ from components.arc.kubeconfig_cluster import KubeconfigCluster, KubeconfigClust
 from components.arc.oke import OkeCluster, OkeClusterArgs
 from components.arc.scale_set import ArcRunnerScaleSet, ArcRunnerScaleSetArgs, LaunchNetwork
 from components.arc.values import GPU, Placement
-from components.cluster_reference import ClusterReference, ClusterReferenceArgs
 from components.oci_network import OciNetwork, OciNetworkArgs
 from stacks.config import StackConfig
 from stacks.config.arc import ArcConfig, GpuPodScaleSet, OkePool, Toleration
-from stacks.graph import StackContext, tags
+from stacks.config.stack import ARC_CLUSTER_STACK
+from stacks.graph import ClusterReferences, StackContext, tags
 from stacks.outputs import arc_capacity_outputs
 
 GPU_TOLERATION = {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}
@@ -57,7 +57,7 @@ def _explicit(
     )
 
 
-def build_arc_capacity(cfg: StackConfig, ctx: StackContext) -> Any:
+def build_arc_capacity(cfg: StackConfig, ctx: StackContext, references: ClusterReferences) -> Any:
     arc = cfg.arc
     assert arc is not None  # guaranteed by validation
     common_tags = tags(cfg, ctx)
@@ -81,9 +81,7 @@ def build_arc_capacity(cfg: StackConfig, ctx: StackContext) -> Any:
         ).provider
     else:
         assert arc.cluster.clusterStack is not None  # exactly one source, by validation
-        provider = ClusterReference(
-            "cluster", ClusterReferenceArgs(stack=arc.cluster.clusterStack)
-        ).provider
+        provider = references.get(ARC_CLUSTER_STACK).provider  # the platform's, if one stack
 
     cpu, gpu = Placement(), Placement(tolerations=[dict(GPU_TOLERATION)])
     cpu_after: list[pulumi.Resource] = []

@@ -7,9 +7,16 @@ and the offline plan both call `build_graph`, so the plan is the program.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stacks.config import StackConfig
+from stacks.config.stack import ARC_CLUSTER_STACK, PLATFORM_CLUSTER_STACK
+
+if TYPE_CHECKING:  # pulumi-kubernetes loads only when a stack reads a cluster
+    from components.cluster_reference import ClusterReference
+
+REFERENCE_NAMES = {PLATFORM_CLUSTER_STACK: "cluster", ARC_CLUSTER_STACK: "arc-cluster"}
+"""The name of the reference a key's stack gets when another stack already has `cluster`."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +49,45 @@ def tags(cfg: StackConfig, ctx: StackContext) -> dict[str, str]:
     }
 
 
+class ClusterReferences:
+    """One ClusterReference (and Kubernetes provider) per stack the `clusterStack` keys name.
+
+    Keys naming the same stack share its reference: two would be one URN twice, which the
+    engine refuses. The first stack (the platform's, if set) is `cluster`, the URN a stack
+    with one reference always had; a second, different stack gets its key's name in
+    REFERENCE_NAMES. Each registers when a layer first asks for it, where it always did.
+    """
+
+    def __init__(self, cfg: StackConfig) -> None:
+        self._stacks = cfg.cluster_stacks()  # key -> stack
+        self._keys: dict[str, list[str]] = {}  # stack -> the keys that name it
+        self._names: dict[str, str] = {}  # stack -> its reference's name
+        for key, stack in self._stacks.items():
+            if stack not in self._keys:
+                self._names[stack] = REFERENCE_NAMES[key] if self._names else "cluster"
+            self._keys.setdefault(stack, []).append(key)
+        self._made: dict[str, ClusterReference] = {}
+
+    def get(self, key: str) -> ClusterReference:
+        """The reference for the stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
+        from components.cluster_reference import (  # noqa: PLC0415
+            ClusterReference,
+            ClusterReferenceArgs,
+        )
+
+        stack = self._stacks[key]
+        if stack not in self._made:
+            self._made[stack] = ClusterReference(
+                self._names[stack],
+                ClusterReferenceArgs(stack=stack, config_key=" and ".join(self._keys[stack])),
+            )
+        return self._made[stack]
+
+
 def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
     """Register every layer the config asks for; return their typed outputs."""
     outputs = StackOutputs()
+    references = ClusterReferences(cfg)
     platform = None
     if cfg.platform is not None:  # resolved before anything registers: errors stop early
         from stacks.platform_layer import prepare_platform  # noqa: PLC0415
@@ -57,7 +100,7 @@ def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
     elif cfg.capacity == "arc":
         from stacks.arc_layer import build_arc_capacity  # noqa: PLC0415
 
-        outputs.layers["capacity"] = build_arc_capacity(cfg, ctx)
+        outputs.layers["capacity"] = build_arc_capacity(cfg, ctx, references)
     cluster = None
     if cfg.host is not None:
         from stacks.host_layer import build_host_layer  # noqa: PLC0415
@@ -72,7 +115,7 @@ def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
     if platform is not None:
         from stacks.platform_layer import build_platform_layer  # noqa: PLC0415
 
-        outputs.layers["platform"] = build_platform_layer(cfg, platform, cluster)
+        outputs.layers["platform"] = build_platform_layer(cfg, platform, cluster, references)
     if cfg.capacity != "none":
         outputs.layers["cost"] = _costs(cfg)
     return outputs

@@ -42,12 +42,11 @@ def _check_reference(config: StackConfig, reference: str, exports: dict[str, Any
     """
     from components.cluster_reference import REQUIRED_EXPORTS  # noqa: PLC0415
 
-    if config.platform is None or config.platform.clusterStack != reference:
-        return
+    keys = [key for key, stack in config.cluster_stacks().items() if stack == reference]
     missing = [name for name in REQUIRED_EXPORTS if name not in exports]
-    if missing:
+    if keys and missing:
         raise pulumi.RunError(
-            f"gpu-ci:platform.clusterStack: stack {reference!r} exports no "
+            f"{' and '.join(keys)}: stack {reference!r} exports no "
             f"{', '.join(f'`{m}`' for m in missing)} (it exports: "
             f"{', '.join(sorted(exports)) or 'nothing'}); point clusterStack at a stack "
             "that sets gpu-ci:cluster"
@@ -77,11 +76,13 @@ def plan_run(
     except GpuCiError as err:  # reported exactly as the program reports it
         raise pulumi.RunError(str(err)) from None
     references: dict[str, StackExports] = {}
-    for reference in config.referenced_stacks():
+    planned: dict[str, ProgramRun] = {}  # by local stack name: `gpu-dev`, `org/gpu-ci/gpu-dev`
+    for reference in config.referenced_stacks():  # every one, each checked for its keys
         other = local_stack_name(reference, stack_file.project)
-        planned = plan_run(other, root, _planning=(*_planning, stack))
-        _check_reference(config, reference, planned.exports)
-        references[reference] = reference_exports(other, planned.exports)
+        if other not in planned:
+            planned[other] = plan_run(other, root, _planning=(*_planning, stack))
+        _check_reference(config, reference, planned[other].exports)
+        references[reference] = reference_exports(other, planned[other].exports)
     return run_program(
         main,
         project=stack_file.project,

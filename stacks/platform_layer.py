@@ -16,14 +16,15 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.base import InputError
-from components.cluster_reference import ClusterReference, ClusterReferenceArgs
 from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.constraints import ConstraintReport, evaluate
 from stacks.config import StackConfig
+from stacks.config.stack import PLATFORM_CLUSTER_STACK
 from stacks.contracts import CLUSTER, ContractError
 from stacks.errors import GpuCiError
+from stacks.graph import ClusterReferences
 from stacks.outputs import ClusterOutputs, PlatformOutputs
 
 if TYPE_CHECKING:  # the cluster layer (and pulumi-command) loads only when a stack has one
@@ -101,7 +102,10 @@ def _summary(report: ConstraintReport) -> dict[str, list[str]]:
 
 
 def build_platform_layer(
-    cfg: StackConfig, prepared: PreparedPlatform, cluster: ClusterLayer | None
+    cfg: StackConfig,
+    prepared: PreparedPlatform,
+    cluster: ClusterLayer | None,
+    references: ClusterReferences,
 ) -> Any:
     platform = cfg.platform
     assert platform is not None
@@ -114,7 +118,7 @@ def build_platform_layer(
     else:
         assert platform.clusterStack is not None  # guaranteed by validation
         stack = platform.clusterStack
-        reference = ClusterReference("cluster", ClusterReferenceArgs(stack=stack))
+        reference = references.get(PLATFORM_CLUSTER_STACK)  # shared with ARC's, if one stack
         provider = reference.provider
         constraints = reference.contract.apply(
             lambda raw: _summary(
@@ -151,7 +155,7 @@ def _cluster_contract(raw: Any, stack: str) -> ClusterOutputs:
     try:
         return CLUSTER.parse(stack, {CLUSTER.export: raw})
     except ContractError as err:
-        raise InputError(f"gpu-ci:platform.clusterStack: {err}") from None
+        raise InputError(f"{PLATFORM_CLUSTER_STACK}: {err}") from None
 
 
 def _runtime_class_patch(cfg: StackConfig, recipe: RecipeResult) -> bool:

@@ -23,7 +23,7 @@ class KubeconfigCluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=pulumi.Output.secret(args.kubeconfig.get_secret_value()),
-            delete_unreachable=True,
+            # No delete_unreachable: not our cluster; unreachable is not gone, so keep its state.
             opts=child(self),
         )
         self.register_outputs({})

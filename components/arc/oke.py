@@ -177,7 +177,7 @@ class OkeCluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=self.kubeconfig,
-            delete_unreachable=True,
+            # No delete_unreachable: an unreachable OKE API is not a gone cluster; keep ARC state.
             opts=child(self, depends_on=[self.cluster]),
         )
         self.register_outputs(

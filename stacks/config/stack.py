@@ -25,6 +25,9 @@ from stacks.costs import Usage
 from stacks.shapes import GPU_SHAPES
 
 NAMESPACE = "gpu-ci"
+PLATFORM_CLUSTER_STACK = f"{NAMESPACE}:platform.clusterStack"
+ARC_CLUSTER_STACK = f"{NAMESPACE}:arc.cluster.clusterStack"
+"""The keys that read a cluster from another stack (`StackConfig.cluster_stacks`)."""
 CapacityKind = Literal["vm", "arc", "none"]
 
 # Why a key is needed once the stack creates OCI resources, and how to set it.
@@ -227,10 +230,15 @@ class StackConfig(ConfigModel):
             platform = platform.model_copy(update={"accelerator": shape.gpuModel.lower()})
         return platform
 
-    def referenced_stacks(self) -> list[str]:
-        """Other stacks this stack reads through StackReferences."""
+    def cluster_stacks(self) -> dict[str, str]:
+        """The stack each set `clusterStack` key names, by its full key (platform first)."""
+        stacks = {}
         if self.platform is not None and self.platform.clusterStack is not None:
-            return [self.platform.clusterStack]
+            stacks[PLATFORM_CLUSTER_STACK] = self.platform.clusterStack
         if self.arc is not None and self.arc.cluster.clusterStack is not None:
-            return [self.arc.cluster.clusterStack]
-        return []
+            stacks[ARC_CLUSTER_STACK] = self.arc.cluster.clusterStack
+        return stacks
+
+    def referenced_stacks(self) -> list[str]:
+        """Other stacks this stack reads through StackReferences: each once, in key order."""
+        return list(dict.fromkeys(self.cluster_stacks().values()))
