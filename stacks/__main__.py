@@ -1,7 +1,7 @@
 """The offline plan and its diff.
 
 python -m stacks plan STACK [--json FILE] [--mermaid FILE]
-python -m stacks diff BASE.json HEAD.json [--markdown]
+python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
 """
 
 from __future__ import annotations
@@ -33,15 +33,25 @@ def _parser() -> argparse.ArgumentParser:
         "diff",
         help="compare two plan snapshots (exit 0: same, 1: changes, 2: bad input)",
         description="Compare two `plan --json` snapshots: resources to add, remove and "
-        "change, the changed input paths (secrets masked, long strings as digests) and "
-        "dependency changes. Exit 0 without changes, 1 with changes, 2 on bad input.",
+        "change, by the engine's and the providers' rules: create, update, replace (with the "
+        "input that forced it) or delete; the changed input paths (secrets masked, long "
+        "strings as digests) and dependency changes. Exit 0 without changes, 1 with changes, "
+        "2 on bad input.",
     )
     diff.add_argument("base", type=Path, help="the snapshot before (e.g. planned on main)")
     diff.add_argument("head", type=Path, help="the snapshot after (e.g. planned on the PR)")
     diff.add_argument(
         "--markdown",
         action="store_true",
-        help="GitHub markdown: a table, details and a Mermaid picture of the changed part",
+        help="GitHub markdown: destructive operations first, a table, details and a Mermaid "
+        "picture of the changed part",
+    )
+    diff.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help='write the classification: {"changes": [{"urn", "type", "op", "replaceBecause", '
+        '"deleteBeforeReplace"}]} (unchanged resources left out)',
     )
     return parser
 
@@ -50,7 +60,7 @@ def _diff(args: argparse.Namespace) -> int:
     from stacks.diff import diff_files  # noqa: PLC0415  (no Pulumi SDK needed)
 
     try:
-        code, text = diff_files(args.base, args.head, markdown=args.markdown)
+        code, text = diff_files(args.base, args.head, markdown=args.markdown, json_out=args.json)
     except GpuCiError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -1,14 +1,17 @@
 """Compare two plan snapshots: what a change to the program or a stack's config does.
 
-`python -m stacks diff BASE.json HEAD.json [--markdown]` reads two files written by
-`python -m stacks plan STACK --json FILE` and prints resources to add, remove and change
-(with each changed input path, old -> new), dependency changes, changed stack outputs, and
-(in markdown) a Mermaid picture of the changed part of the graph. Exit 0: no changes;
-1: changes (like `git diff --exit-code`); 2: a file is not a readable plan snapshot.
+`python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]` reads two files
+written by `python -m stacks plan STACK --json FILE` and says what `pulumi up` would do to
+each resource, by the engine's and the providers' own rules (`stacks.lifecycle`): create,
+update, replace (saying which input forced it, and whether the old one is deleted first)
+or delete, with each changed input path (old -> new), dependency changes, changed stack
+outputs, and (in markdown) the destructive operations first, then a Mermaid picture of the
+changed part of the graph. Exit 0: no changes; 1: changes (like `git diff --exit-code`);
+2: a file is not a readable plan snapshot.
 
-Values stay short and secret-free: snapshots already show secrets as "[secret]" (so a
-change inside a secret is invisible here), and long strings such as scripts are shown as
-their length, line count and a short digest, never in full.
+Values stay short and secret-free: snapshots show secrets as "[secret]" (a changed secret
+is seen through its digest, never its value), and long strings such as scripts are shown
+as their length, line count and a short digest, never in full.
 """
 
 from __future__ import annotations
@@ -16,33 +19,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from stacks.diff_paths import MISSING, InputChange, flatten, input_changes
 from stacks.errors import GpuCiError
+from stacks.lifecycle import KNOWN, PROVIDER, Fate, classify, identity_keys, run_order
 from stacks.snapshot import Snapshot, collapsed_dependencies
+
+__all__ = ["MISSING", "InputChange", "flatten", "input_changes"]
 
 
 class SnapshotError(GpuCiError):
     """A file that is not a readable plan snapshot (one line, naming the file)."""
 
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "(none)"
-
-
-MISSING: Any = _Missing()
-"""The value of an input path one side lacks."""
-
-# Inputs whose change makes the provider replace the resource rather than update it.
-REPLACE_ON: dict[str, tuple[str, ...]] = {
-    "command:remote:Command": ("triggers",),
-    "command:local:Command": ("triggers",),
-    "command:remote:CopyToRemote": ("triggers",),
-}
 
 _SHORT = 48  # strings longer than this are summarized
 _HEX = re.compile(r"^[0-9a-f]{32,128}$")
@@ -54,24 +45,55 @@ _REQUIRED: dict[str, type] = {
     "dependencies": list,
 }
 
-
-@dataclass(frozen=True)
-class InputChange:
-    path: str
-    old: Any
-    new: Any
+Op = Literal["create", "update", "replace", "delete", "same"]
+"""`same`: no operation, only the recorded dependencies differ."""
 
 
 @dataclass(frozen=True)
 class ResourceChange:
-    op: Literal["add", "remove", "update", "replace"]
+    op: Op
     key: str
+    """The resource's URN (the old one, for a deletion)."""
     name: str
     type: str
     inputs: tuple[InputChange, ...] = ()
     deps_added: tuple[str, ...] = ()
     deps_removed: tuple[str, ...] = ()
     replace_because: tuple[str, ...] = ()
+    delete_before_replace: bool = False
+    ignored: tuple[str, ...] = ()
+    protected: bool = False
+    retained: bool = False
+    previous_urn: str = ""
+    unknown: tuple[str, ...] = ()
+    """Inputs unknown at preview because something they come from changes."""
+
+    @property
+    def destructive(self) -> bool:
+        return self.op in ("replace", "delete") and not self.retained
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "urn": self.key,
+            "type": self.type,
+            "name": self.name,
+            "op": self.op,
+            "replaceBecause": list(self.replace_because),
+            "deleteBeforeReplace": self.delete_before_replace,
+        }
+        if self.previous_urn:
+            out["previousUrn"] = self.previous_urn
+        if self.ignored:
+            out["ignoredChanges"] = list(self.ignored)
+        if self.unknown:
+            out["unknownAtPreview"] = list(self.unknown)
+        if self.protected:
+            out["protected"] = True
+        if self.retained:
+            out["retained"] = True
+        if what := destroys(self):
+            out["destroys"] = what
+        return out
 
 
 @dataclass
@@ -88,6 +110,14 @@ class PlanDiff:
 
     def count(self, *ops: str) -> int:
         return sum(1 for r in self.resources if r.op in ops)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base,
+            "head": self.head,
+            "changes": [r.as_json() for r in self.resources if r.op != "same"],
+            "outputs": [c.path for c in self.outputs],
+        }
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -148,101 +178,75 @@ def urn_key(urn: str) -> str:
     return parts[2] if len(parts) == 3 and parts[0].startswith("urn:pulumi:") else urn
 
 
-def _path(prefix: str, key: object) -> str:
-    if isinstance(key, int):
-        return f"{prefix}[{key}]"
-    text = str(key)
-    if re.fullmatch(r"[A-Za-z_$][\w$-]*", text):
-        return f"{prefix}.{text}" if prefix else text
-    return f"{prefix}[{json.dumps(text)}]"
-
-
-def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    """Leaf paths (`a.b[0].c`) to scalar values; empty objects and lists are leaves."""
-    if isinstance(value, dict) and value:
-        out: dict[str, Any] = {}
-        for k in sorted(value):
-            out.update(flatten(value[k], _path(prefix, k)))
-        return out
-    if isinstance(value, list) and value:
-        out = {}
-        for i, v in enumerate(value):
-            out.update(flatten(v, _path(prefix, i)))
-        return out
-    return {prefix: value}
-
-
-def input_changes(old: Any, new: Any) -> list[InputChange]:
-    a, b = flatten(old), flatten(new)
-    return [
-        InputChange(p, a.get(p, MISSING), b.get(p, MISSING))
-        for p in sorted(set(a) | set(b))
-        if p not in a or p not in b or a[p] != b[p] or type(a[p]) is not type(b[p])
-    ]
-
-
-def _replace_because(type_: str, changes: Iterable[InputChange]) -> tuple[str, ...]:
-    roots = REPLACE_ON.get(type_, ())
-    hits = {root for c in changes for root in roots if re.match(rf"{root}(\W|$)", c.path)}
-    return tuple(sorted(hits))
+_RANK = {"delete": 0, "replace": 1, "create": 2, "update": 3, "same": 4}
 
 
 def diff_snapshots(base: Snapshot, head: Snapshot) -> PlanDiff:
-    old = {urn_key(r["urn"]): r for r in base["resources"]}
-    new = {urn_key(r["urn"]): r for r in head["resources"]}
-    old_deps = _named_deps(base)
-    new_deps = _named_deps(head)
+    lifecycle = classify(base, head)
+    old_deps, new_deps = _identity_deps(base), _identity_deps(head)
+    new_keys = identity_keys(head)
     result = PlanDiff(base=_label(base), head=_label(head))
-    for key in sorted(set(old) | set(new)):
-        if key not in old:
-            r = new[key]
-            result.resources.append(ResourceChange("add", key, r["name"], r["type"]))
+    for fate in lifecycle.fates:
+        if fate.urn not in new_keys:  # in base only: deleted (or a read no longer made)
+            if fate.op is not None:
+                result.resources.append(_change(fate, fate.op))
             continue
-        if key not in new:
-            r = old[key]
-            result.resources.append(ResourceChange("remove", key, r["name"], r["type"]))
-            continue
-        r = new[key]
-        changes = input_changes(old[key].get("inputs", {}), r.get("inputs", {}))
-        added = tuple(sorted(new_deps[key] - old_deps[key]))
-        removed = tuple(sorted(old_deps[key] - new_deps[key]))
-        if not (changes or added or removed):
+        added: tuple[str, ...] = ()
+        removed: tuple[str, ...] = ()
+        if fate.op != "create":
+            now = new_deps.get(fate.urn, set())
+            was = old_deps.get(fate.previous_urn or fate.urn, set())
+            added, removed = _names(now - was), _names(was - now)
+        if fate.op is None and not (added or removed):
             result.unchanged += 1
             continue
-        because = _replace_because(r["type"], changes)
-        result.resources.append(
-            ResourceChange(
-                "replace" if because else "update",
-                key,
-                r["name"],
-                r["type"],
-                tuple(changes),
-                added,
-                removed,
-                because,
-            )
-        )
+        result.resources.append(_change(fate, fate.op or "same", added, removed))
     rank = {**_run_order(base), **_run_order(head)}
     result.resources.sort(key=lambda c: (rank.get(c.key, 0), c.key))
     result.outputs = input_changes(base.get("outputs", {}), head.get("outputs", {}))
     return result
 
 
+def _change(
+    fate: Fate, op: Op, added: tuple[str, ...] = (), removed: tuple[str, ...] = ()
+) -> ResourceChange:
+    return ResourceChange(
+        op,
+        fate.urn,
+        fate.name,
+        fate.type,
+        fate.inputs,
+        added,
+        removed,
+        fate.replace_because,
+        fate.delete_before_replace,
+        fate.ignored,
+        fate.protected,
+        fate.retained,
+        fate.previous_urn,
+        fate.unknown,
+    )
+
+
+def _names(keys: set[tuple[tuple[str, str], ...]]) -> tuple[str, ...]:
+    """Identity chains as `type::name` of their last element, sorted."""
+    return tuple(sorted(f"{chain[-1][0]}::{chain[-1][1]}" for chain in keys))
+
+
+def _identity_deps(snap: Snapshot) -> dict[str, set[tuple[tuple[str, str], ...]]]:
+    """Each resource's (collapsed) dependencies as identity chains, which are the same for
+    both URN spellings."""
+    keys = identity_keys(snap)
+    return {
+        urn: {keys[d] for d in deps if d in keys}
+        for urn, deps in collapsed_dependencies(snap).items()
+    }
+
+
 def _run_order(snap: Snapshot) -> dict[str, int]:
     """Each resource's place in one order the engine could run them (ties by URN), so a
     diff lists a chain of changed steps in the order they run."""
-    deps = {urn_key(r["urn"]): {urn_key(d) for d in r["dependencies"]} for r in snap["resources"]}
-    for r in snap["resources"]:  # a component starts before its children
-        if r["parent"]:
-            deps[urn_key(r["urn"])].add(urn_key(r["parent"]))
-    pending = set(deps)
-    rank: dict[str, int] = {}
-    while pending:
-        ready = sorted(k for k in pending if not deps[k] & pending) or sorted(pending)[:1]
-        for k in ready:
-            rank[k] = len(rank)
-        pending -= set(ready)
-    return rank
+    return {urn: i for i, urn in enumerate(run_order(snap))}
 
 
 def _label(snap: Snapshot) -> str:
@@ -255,6 +259,30 @@ def _named_deps(snap: Snapshot) -> dict[str, set[str]]:
         urn_key(urn): {urn_key(d) for d in deps}
         for urn, deps in collapsed_dependencies(snap).items()
     }
+
+
+# What replacing or deleting a resource takes away, for the ones a reviewer must not miss:
+# (type, or type prefix ending in ":"), the resource name's ending ("" for any), what.
+DESTROYS: tuple[tuple[str, str, str], ...] = (
+    ("oci:Core/instance:Instance", "", "a GPU VM and its boot volume"),
+    ("oci:ContainerEngine/cluster:Cluster", "", "the OKE cluster"),
+    ("oci:ContainerEngine/nodePool:NodePool", "", "an OKE node pool and its nodes"),
+    ("command:", "-nvkind-cluster", "the nvkind cluster (kind delete cluster; a new CA)"),
+    ("command:", "-github-runner", "a runner registration (stopped and deregistered)"),
+    ("kubernetes:helm.sh/v3:Release", "", "a Helm release and what it installed"),
+    ("pulumi:providers:kubernetes", "", "a Kubernetes provider: everything on it is replaced"),
+)
+
+
+def destroys(r: ResourceChange) -> str:
+    """What a replacement or deletion of `r` takes away; empty for the rest."""
+    if not r.destructive:
+        return ""
+    for type_, ending, what in DESTROYS:
+        kind = r.type.startswith(type_) if type_.endswith(":") else r.type == type_
+        if kind and r.name.endswith(ending):
+            return what
+    return ""
 
 
 # -- showing values --------------------------------------------------------------------
@@ -274,7 +302,7 @@ def show(value: Any) -> str:
 
 
 def _show_string(value: str) -> str:
-    if value in ("[secret]", "[unknown]"):
+    if value in ("[secret]", "[unknown]", KNOWN):
         return value
     if _HEX.match(value):
         return f"{value[:12]}…"
@@ -308,15 +336,17 @@ def _short_name(key: str) -> str:
 
 # -- text ------------------------------------------------------------------------------
 
-_TEXT_OP = {"add": "+", "remove": "-", "update": "~", "replace": "+-"}
+_TEXT_OP = {"create": "+", "delete": "-", "update": "~", "replace": "+-", "same": "="}
 
 
 def summary(d: PlanDiff) -> str:
+    dbr = sum(1 for r in d.resources if r.op == "replace" and r.delete_before_replace)
     parts = [
-        f"{d.count('add')} to add",
-        f"{d.count('update', 'replace')} to change ({d.count('replace')} replaced)",
-        f"{d.count('remove')} to remove",
-        f"{d.unchanged} unchanged",
+        f"{d.count('create')} to create",
+        f"{d.count('update')} to update",
+        f"{d.count('replace')} to replace" + (f" ({dbr} deleted first)" if dbr else ""),
+        f"{d.count('delete')} to delete",
+        f"{d.unchanged + d.count('same')} unchanged",
     ]
     if d.outputs:
         n = len(d.outputs)
@@ -328,18 +358,45 @@ def _title(d: PlanDiff) -> str:
     return d.head if d.base == d.head else f"{d.base} → {d.head}"
 
 
+def why(r: ResourceChange) -> str:
+    """Why a resource is replaced or deleted, in a few words."""
+    notes = []
+    if r.op == "replace":
+        forced = [p for p in r.replace_because if p != PROVIDER]
+        if forced and set(forced) <= set(r.unknown):
+            notes.append(f"{', '.join(forced)} unknown until what it comes from runs")
+        elif forced:
+            notes.append(f"{', '.join(forced)} changed")
+        if PROVIDER in r.replace_because:
+            notes.append("its provider is replaced")
+        if r.delete_before_replace:
+            notes.append("deleted first")
+    if r.op == "delete" and r.retained:
+        notes.append("retained: removed from state only")
+    if r.protected:
+        notes.append("protected: the engine refuses it")
+    return "; ".join(notes)
+
+
 def render_text(d: PlanDiff) -> str:
     if not d.changed:
         return f"{_title(d)}: no changes ({d.unchanged} resources)\n"
     lines = [f"{_title(d)}: {summary(d)}"]
-    for r in d.resources:
-        note = f"  (replace: {', '.join(r.replace_because)} changed)" if r.replace_because else ""
+    for r in _listed(d):
+        reason = why(r)
+        note = f"  ({r.op}: {reason})" if reason else ""
+        if r.op == "same":
+            note = "  (dependencies only: no operation)"
         lines.append(f"{_TEXT_OP[r.op]:>2} {r.type}  {r.name}{note}")
+        if what := destroys(r):
+            lines.append(f"      !! destroys {what}")
         for c in r.inputs:
             delta = _line_delta(c)
             lines.append(
                 f"      {c.path}: {show(c.old)} → {show(c.new)}" + (f"  ({delta})" if delta else "")
             )
+        for path in r.ignored:
+            lines.append(f"      {path}: changed, ignored (ignoreChanges)")
         for dep in r.deps_added:
             lines.append(f"      depends on + {_short_name(dep)}")
         for dep in r.deps_removed:
@@ -350,9 +407,21 @@ def render_text(d: PlanDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _listed(d: PlanDiff) -> list[ResourceChange]:
+    """Deletions and replacements first (each kind in run order), then the rest."""
+    order = {id(r): i for i, r in enumerate(d.resources)}
+    return sorted(d.resources, key=lambda r: (_RANK[r.op] > 1, order[id(r)]))
+
+
 # -- markdown --------------------------------------------------------------------------
 
-_MD_OP = {"add": "+ add", "remove": "- remove", "update": "~ update", "replace": "± replace"}
+_MD_OP = {
+    "create": "+ create",
+    "delete": "- **delete**",
+    "update": "~ update",
+    "replace": "± **replace**",
+    "same": "= same",
+}
 
 
 def _code(text: str) -> str:
@@ -367,7 +436,26 @@ def _inputs_cell(r: ResourceChange) -> str:
         paths.append(f"… {len(r.inputs) - 6} more")
     if r.deps_added or r.deps_removed:
         paths.append("dependencies")
+    if reason := why(r):
+        paths.append(f"**{reason}**")
     return ", ".join(paths)
+
+
+def _destructive_block(d: PlanDiff) -> list[str]:
+    loud = [r for r in _listed(d) if r.destructive]
+    if not loud:
+        return []
+    out = ["> [!CAUTION]", f"> **This change destroys {len(loud)} resource(s).**", ">"]
+    for r in loud:
+        what = destroys(r)
+        reason = why(r)
+        line = f"> - **{r.op}** {_code(r.name)} ({_code(r.type)})"
+        if what:
+            line += f": destroys {what}"
+        if reason:
+            line += f" — {reason}"
+        out.append(line)
+    return [*out, ""]
 
 
 def render_markdown(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
@@ -376,35 +464,15 @@ def render_markdown(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
         out.append(f"No changes: the same {d.unchanged} resources with the same inputs.")
         return "\n".join(out) + "\n"
     out += [f"**{summary(d)}**", ""]
+    out += _destructive_block(d)
     if d.resources:
         out += ["| | resource | type | changed |", "|---|---|---|---|"]
-        for r in d.resources:
+        for r in _listed(d):
             out.append(
                 f"| {_MD_OP[r.op]} | {_code(r.name)} | {_code(r.type)} | {_inputs_cell(r)} |"
             )
         out.append("")
-    detailed = [r for r in d.resources if r.inputs or r.deps_added or r.deps_removed]
-    if detailed:
-        out += ["<details><summary>Changed inputs and dependencies</summary>", ""]
-        for r in detailed:
-            why = (
-                f" — replaced: {', '.join(r.replace_because)} changed" if r.replace_because else ""
-            )
-            out += [f"#### {_code(r.name)} ({_code(r.type)}){why}", ""]
-            if r.inputs:
-                out += ["| input | base | head |", "|---|---|---|"]
-                for c in r.inputs:
-                    delta = _line_delta(c)
-                    new = _code(show(c.new)) + (f" ({delta})" if delta else "")
-                    out.append(f"| {_code(c.path)} | {_code(show(c.old))} | {new} |")
-                out.append("")
-            for dep in r.deps_added:
-                out.append(f"- now depends on {_code(_short_name(dep))}")
-            for dep in r.deps_removed:
-                out.append(f"- no longer depends on {_code(_short_name(dep))}")
-            if r.deps_added or r.deps_removed:
-                out.append("")
-        out += ["</details>", ""]
+    out += _details(d)
     if d.outputs:
         out += ["#### Stack outputs", "", "| output | base | head |", "|---|---|---|"]
         out += [
@@ -416,9 +484,41 @@ def render_markdown(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
     return "\n".join(out)
 
 
+def _details(d: PlanDiff) -> list[str]:
+    """The collapsed section: each changed resource's inputs and dependencies."""
+    out: list[str] = []
+    detailed = [r for r in _listed(d) if r.inputs or r.deps_added or r.deps_removed or r.ignored]
+    if detailed:
+        out += ["<details><summary>Changed inputs and dependencies</summary>", ""]
+        for r in detailed:
+            reason = why(r)
+            out += [
+                f"#### {_code(r.name)} ({_code(r.type)})" + (f" — {reason}" if reason else ""),
+                "",
+            ]
+            if r.inputs or r.ignored:
+                out += ["| input | base | head |", "|---|---|---|"]
+                for c in r.inputs:
+                    delta = _line_delta(c)
+                    new = _code(show(c.new)) + (f" ({delta})" if delta else "")
+                    out.append(f"| {_code(c.path)} | {_code(show(c.old))} | {new} |")
+                for path in r.ignored:
+                    out.append(f"| {_code(path)} | changed | ignored (`ignoreChanges`) |")
+                out.append("")
+            for dep in r.deps_added:
+                out.append(f"- now depends on {_code(_short_name(dep))}")
+            for dep in r.deps_removed:
+                out.append(f"- no longer depends on {_code(_short_name(dep))}")
+            if r.deps_added or r.deps_removed:
+                out.append("")
+        out += ["</details>", ""]
+    return out
+
+
 # -- mermaid ---------------------------------------------------------------------------
 
 _CONTEXT_LIMIT = 60  # past this many changed resources, neighbours are left out
+_STYLE = {"create": "added", "delete": "removed", "replace": "replaced"}
 
 
 def render_changed_mermaid(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
@@ -427,7 +527,7 @@ def render_changed_mermaid(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
     info = {urn_key(r["urn"]): r for r in base["resources"]}
     info.update({urn_key(r["urn"]): r for r in head["resources"]})
     old_deps, new_deps = _named_deps(base), _named_deps(head)
-    style = {r.key: {"add": "added", "remove": "removed"}.get(r.op, "changed") for r in d.resources}
+    style = {urn_key(r.key): _STYLE.get(r.op, "changed") for r in d.resources}
     shown = set(style)
     if len(shown) <= _CONTEXT_LIMIT:
         for deps in (old_deps, new_deps):
@@ -454,15 +554,30 @@ def render_changed_mermaid(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
     lines += [
         "  classDef added fill:#dafbe1,stroke:#1a7f37",
         "  classDef removed fill:#ffebe9,stroke:#cf222e,stroke-dasharray:4 3",
+        "  classDef replaced fill:#ffebe9,stroke:#cf222e,stroke-width:3px",
         "  classDef changed fill:#fff8c5,stroke:#9a6700",
         "  classDef context fill:#f6f8fa,stroke:#d0d7de,color:#57606a",
     ]
     return "\n".join(lines) + "\n"
 
 
-def diff_files(base: Path, head: Path, *, markdown: bool) -> tuple[int, str]:
-    """(exit code, text) for `python -m stacks diff`; raises SnapshotError on bad input."""
+def diff_files(
+    base: Path, head: Path, *, markdown: bool, json_out: Path | None = None
+) -> tuple[int, str]:
+    """(exit code, text) for `python -m stacks diff`; raises SnapshotError on bad input.
+    With `json_out`, the classification is written there too."""
     old, new = load_snapshot(base), load_snapshot(head)
     d = diff_snapshots(old, new)
+    if json_out is not None:
+        text = json.dumps(d.as_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        write_file(json_out, text, "--json")
     text = render_markdown(d, old, new) if markdown else render_text(d)
     return (1 if d.changed else 0), text
+
+
+def write_file(path: Path, text: str, flag: str) -> None:
+    """Write an output file the user named, or fail naming the flag and the reason."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise SnapshotError(f"{flag} {path}: cannot write it ({err.strerror or err})") from None

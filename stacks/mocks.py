@@ -14,7 +14,9 @@ import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pulumi
 from pulumi.runtime import mocks as pmocks
@@ -25,6 +27,11 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 from stacks.fakes import FakeCloud, StackExports
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+REPO = Path(__file__).resolve().parent.parent
+
+
+class EngineError(pulumi.RunError):
+    """A registration the real engine would refuse (a duplicate URN, an unknown parent)."""
 
 
 class Secret:
@@ -144,12 +151,46 @@ class Registration:
     options: dict[str, Any]
     read: bool = False
     outputs: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    """Where the program registered it (`file:line`, relative to the repository)."""
+    aliases: list[str] = field(default_factory=list)
+    """The URNs it may have had before, as the engine resolves its aliases."""
+
+    def describe(self) -> str:
+        where = f" at {self.source}" if self.source else ""
+        parent = f" (parent {self.parent.rsplit('::', 1)[-1]})" if self.parent else ""
+        return f"{self.type} {self.name!r}{parent}{where}"
 
 
 @dataclass
 class InvokeCall:
     token: str
     args: dict[str, Any]
+
+
+def qualified_type(urn: str) -> str:
+    """The type part of a URN: the resource's type after its parents' (`a$b$c`)."""
+    parts = urn.split("::")
+    return parts[2] if len(parts) >= 4 else ""
+
+
+def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:
+    """The URN the engine gives a resource: its parent's whole qualified type, then its own
+    (no prefix under the stack itself). `MockMonitor.make_urn` keeps only the parent's last
+    type and prefixes top-level resources with the stack's, so its URNs are not the ones
+    `pulumi up --target/--replace` takes."""
+    parent_type = qualified_type(parent) if parent else ""
+    qualified = type_ if parent_type in ("", STACK_TYPE) else f"{parent_type}${type_}"
+    return f"urn:pulumi:{stack}::{project}::{qualified}::{name}"
+
+
+def _source(request: Any) -> str:
+    position = getattr(request, "sourcePosition", None)
+    if position is None or not position.uri:
+        return ""
+    path = Path(unquote(urlparse(position.uri).path))
+    shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+    return f"{shown}:{position.line}"
 
 
 def _options(request: Any) -> dict[str, Any]:
@@ -170,6 +211,10 @@ def _options(request: Any) -> dict[str, Any]:
         "aliases": sorted(a.urn for a in request.aliases if a.urn) + sorted(request.aliasURNs),
     }
     return opts
+
+
+def _alias_specs(request: Any) -> list[Any]:
+    return [a.spec for a in request.aliases if a.WhichOneof("alias") == "spec"]
 
 
 class RecordingMocks(pmocks.Mocks):
@@ -202,17 +247,73 @@ class RecordingMonitor(pmocks.MockMonitor):
         self.registrations: list[Registration] = []
         self.invokes: list[InvokeCall] = []
         self._by_urn: dict[str, Registration] = {}
+        self._root = ""
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        return engine_urn(settings.get_stack(), settings.get_project(), parent, type_, name)
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
-        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
         if request.type != STACK_TYPE:
+            self._check(request, self.make_urn(request.parent, request.type, request.name))
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        if request.type == STACK_TYPE:
+            self._root = response.urn
+        else:
             self._record(request, response.urn, read=False)
         return response
 
     def ReadResource(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
+        self._check(request, self.make_urn(request.parent, request.type, request.name))
         response = super().ReadResource(request)  # type: ignore[no-untyped-call]
         self._record(request, response.urn, read=True)
         return response
+
+    def _check(self, request: Any, urn: str) -> None:
+        """Refuse what the engine refuses: a second resource with a URN already taken, a
+        parent or an explicit provider that was never registered."""
+        if urn in self._by_urn:
+            first = self._by_urn[urn]
+            second = f"{request.type} {request.name!r}" + (
+                f" at {_source(request)}" if _source(request) else ""
+            )
+            raise EngineError(
+                f"duplicate resource URN {urn}: registered by {first.describe()} and again by "
+                f"{second}; give one of them another name"
+            )
+        if request.parent and request.parent != self._root and request.parent not in self._by_urn:
+            raise EngineError(
+                f"{request.type} {request.name!r}: its parent {request.parent} is not registered"
+            )
+        provider = getattr(request, "provider", "")
+        if provider:
+            provider_urn = provider.rsplit("::", 1)[0]
+            if provider_urn not in self._by_urn:
+                raise EngineError(
+                    f"{request.type} {request.name!r}: its provider {provider_urn} is not "
+                    "registered"
+                )
+
+    def _aliases(self, request: Any, urn: str) -> list[str]:
+        """Every URN the engine would match this resource's old state under: its own alias
+        specs, and its own name under each URN its parent may have had."""
+        stack, project = settings.get_stack(), settings.get_project()
+        found = {a.urn for a in request.aliases if a.urn} | set(request.aliasURNs)
+        for spec in _alias_specs(request):
+            parent = "" if spec.noParent else (spec.parentUrn or request.parent)
+            found.add(
+                engine_urn(
+                    spec.stack or stack,
+                    spec.project or project,
+                    parent,
+                    spec.type or request.type,
+                    spec.name or request.name,
+                )
+            )
+        parent_reg = self._by_urn.get(request.parent)
+        for old_parent in parent_reg.aliases if parent_reg is not None else []:
+            found.add(engine_urn(stack, project, old_parent, request.type, request.name))
+        found.discard(urn)
+        return sorted(found)
 
     def _record(self, request: Any, urn: str, *, read: bool) -> None:
         props = request.properties if read else request.object
@@ -229,6 +330,8 @@ class RecordingMonitor(pmocks.MockMonitor):
             inputs=unwire(rpc.deserialize_properties(props)),
             options={} if read else _options(request),
             read=read,
+            source=_source(request),
+            aliases=[] if read else self._aliases(request, urn),
         )
         self.registrations.append(reg)
         self._by_urn[urn] = reg

@@ -7,6 +7,7 @@ and their top-level keys are marked secret, exactly as `pulumi up` marks them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,10 @@ def _strip_secure(value: Any, path: str, found: list[str]) -> Any:
     """Replace nested `secure:` values with placeholders, noting where they were."""
     if _is_secure(value):
         found.append(path)
-        return f"offline-placeholder:{path}"
+        # The ciphertext's digest, so a rotated secret plans as a changed one (an update
+        # the diff can show) while its value stays unknown offline.
+        digest = hashlib.sha256(str(value["secure"]).encode()).hexdigest()[:12]
+        return f"offline-placeholder:{path}:{digest}"
     if isinstance(value, dict):
         return {k: _strip_secure(v, f"{path}.{k}", found) for k, v in value.items()}
     if isinstance(value, list):

@@ -80,7 +80,9 @@ def with_fake_secrets(stack_file: StackFile) -> tuple[StackFile, list[str]]:
 
     def fill(value: Any) -> Any:
         if isinstance(value, str) and value.startswith(PLACEHOLDER):
-            fake, token = fake_secret(value.removeprefix(PLACEHOLDER))
+            # `offline-placeholder:PATH:DIGEST` (the digest of the ciphertext), or PATH alone
+            path = re.sub(r":[0-9a-f]{12}$", "", value.removeprefix(PLACEHOLDER))
+            fake, token = fake_secret(path)
             tokens.append(token)
             return fake
         if isinstance(value, dict):

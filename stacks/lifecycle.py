@@ -1,0 +1,429 @@
+"""What the next `pulumi up` does to each resource: the engine's rules, offline.
+
+Two plan snapshots (the stack as deployed, and as changed) are compared the way the engine
+and the providers would compare the state with the new program: a resource is *created*
+when nothing in the old plan has its URN or one of its aliases; *deleted* when nothing in
+the new plan claims it; *replaced* when an input changes that the resource's options
+(`replaceOnChanges`) or its provider's own rules (`stacks/replacements/`) say cannot change
+in place, or when its provider is replaced; *updated* when any other input changes; and
+otherwise left alone. `ignoreChanges` paths are dropped first, as the engine drops them.
+
+An input whose value comes from a resource that is created or replaced (or updated, for
+providers whose outputs are unknown until they run, see `outputsUnknownOnUpdate`) is unknown
+at preview: it counts as changed, as it does for the provider deciding on a replacement.
+That is how a replaced cluster step reaches the Kubernetes provider built from its output,
+and through it every release on the cluster.
+
+Old snapshots (written before options were recorded) are read with the engine's defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from stacks.diff_paths import (
+    InputChange,
+    flatten,
+    input_changes,
+    matches,
+    rule_segments,
+    segments,
+)
+
+RULES = Path(__file__).resolve().parent / "replacements"
+Op = Literal["create", "update", "replace", "delete"]
+UNKNOWN = "[unknown]"
+SECRET = "[secret]"
+KNOWN = "[known]"
+"""The old side of an input that is known now and unknown until an upstream change runs."""
+PROVIDER = "provider"
+"""The `replaceBecause` entry of a resource replaced because its provider is."""
+
+
+@dataclass(frozen=True)
+class TypeRules:
+    """What a provider does with one resource type's input changes."""
+
+    force_new: tuple[str, ...] = ()
+    delete_before_replace: bool = False
+    outputs_unknown_on_update: bool = False
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The providers' replacement rules, per Pulumi type token (`for_type`)."""
+
+    exact: dict[str, TypeRules]
+    kubernetes_every_kind: tuple[str, ...]
+    kubernetes_named_dbr: bool
+    config_map_unless_mutable: tuple[str, ...]
+    secret_unless_mutable: tuple[str, ...]
+    kubeconfig_unknown_replaces: bool
+
+    def for_type(self, type_: str, provider_inputs: Mapping[str, Any] | None = None) -> TypeRules:
+        provider_inputs = provider_inputs or {}
+        if type_ in self.exact:
+            rules = self.exact[type_]
+        elif type_.startswith("kubernetes:"):
+            rules = TypeRules(
+                self.kubernetes_every_kind,
+                self.kubernetes_named_dbr,
+                source="pulumi-kubernetes diff.go: every kind",
+            )
+        else:
+            return TypeRules()
+        if type_ == "kubernetes:core/v1:ConfigMap" and not provider_inputs.get(
+            "enableConfigMapMutable"
+        ):
+            rules = _extend(rules, self.config_map_unless_mutable)
+        if type_ == "kubernetes:core/v1:Secret" and not provider_inputs.get("enableSecretMutable"):
+            rules = _extend(rules, self.secret_unless_mutable)
+        return rules
+
+
+def _extend(rules: TypeRules, paths: Iterable[str]) -> TypeRules:
+    return TypeRules(
+        (*rules.force_new, *paths),
+        rules.delete_before_replace,
+        rules.outputs_unknown_on_update,
+        rules.source,
+    )
+
+
+def camel(path: str) -> str:
+    """A Terraform attribute path in Pulumi's names: `create_vnic_details.subnet_id` ->
+    `createVnicDetails.subnetId`."""
+
+    def one(part: str) -> str:
+        head, *rest = part.split("_")
+        return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+    return ".".join(one(p) for p in path.split("."))
+
+
+def _flag(value: Any) -> bool:
+    return bool(value["value"] if isinstance(value, dict) else value)
+
+
+def _read(name: str) -> Any:
+    return json.loads((RULES / name).read_text(encoding="utf-8"))
+
+
+@cache
+def load_rules() -> Rules:
+    """The rules as `stacks/replacements/` states them (see its rules.json)."""
+    how = _read("rules.json")
+    oci = _read("oci-terraform-forcenew.json")
+    k8s = _read("kubernetes-forcenew.json")
+    exact: dict[str, TypeRules] = {}
+    oci_how = how["oci"]
+    for tf_type, token in oci_how["types"].items():
+        paths = [camel(p) for p in oci[tf_type]["forceNew"]]
+        for rule in oci_how["customizeDiff"].get(tf_type, []):
+            paths += rule["paths"]
+        exact[token] = TypeRules(
+            tuple(paths),
+            _flag(oci_how["deleteBeforeReplace"]),
+            _flag(oci_how["outputsUnknownOnUpdate"]),
+            f"terraform-provider-oci {tf_type}",
+        )
+    k8s_how = how["kubernetes"]
+    named = _flag(k8s_how["deleteBeforeReplaceWhenNamed"])
+    every = tuple(k8s["everyKind"])
+    for group_version, kinds in k8s["kinds"].items():
+        for kind, paths in kinds.items():
+            exact[f"kubernetes:{group_version}:{kind}"] = TypeRules(
+                (*every, *paths), named, source=f"pulumi-kubernetes diff.go {kind}"
+            )
+    helm = k8s["helmReleaseV3"]
+    exact["kubernetes:helm.sh/v3:Release"] = TypeRules(
+        tuple(helm["forceNew"]),
+        bool(helm["deleteBeforeReplace"]),
+        source="pulumi-kubernetes helm_release.go",
+    )
+    cmd = how["command"]
+    for token in cmd["types"]:
+        exact[token] = TypeRules(
+            tuple(cmd["forceNew"]),
+            _flag(cmd["deleteBeforeReplace"]),
+            _flag(cmd["outputsUnknownOnUpdate"]),
+            "pulumi-command",
+        )
+    return Rules(
+        exact=exact,
+        kubernetes_every_kind=every,
+        kubernetes_named_dbr=named,
+        config_map_unless_mutable=tuple(k8s["configMapUnlessMutable"]),
+        secret_unless_mutable=tuple(k8s["secretUnlessMutable"]),
+        kubeconfig_unknown_replaces=_flag(k8s_how["kubeconfigUnknownReplacesProvider"]),
+    )
+
+
+# -- the classification ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What the engine does to one resource on the next `pulumi up`."""
+
+    urn: str
+    """The resource's URN in the new plan (the old one, for a deletion)."""
+    type: str
+    name: str
+    op: Op | None
+    """None: left as it is."""
+    replace_because: tuple[str, ...] = ()
+    delete_before_replace: bool = False
+    inputs: tuple[InputChange, ...] = ()
+    """The changed inputs, after `ignoreChanges`."""
+    ignored: tuple[str, ...] = ()
+    """Changed inputs the engine leaves alone (`ignoreChanges`)."""
+    unknown: tuple[str, ...] = ()
+    """Inputs unknown at preview because a resource they come from changes."""
+    protected: bool = False
+    """A replacement or deletion the engine refuses (`protect`)."""
+    retained: bool = False
+    """Deleted from state only: the cloud resource stays (`retainOnDelete`)."""
+    previous_urn: str = ""
+    """The old URN, when the resource is found through an alias or a renamed URN form."""
+
+
+@dataclass
+class Lifecycle:
+    fates: list[Fate] = field(default_factory=list)
+
+    def by_op(self, *ops: Op) -> list[Fate]:
+        return [f for f in self.fates if f.op in ops]
+
+    @property
+    def changed(self) -> list[Fate]:
+        return [f for f in self.fates if f.op is not None]
+
+    def of(self, name: str) -> Fate:
+        found = [f for f in self.fates if f.name == name]
+        if len(found) != 1:
+            raise LookupError(f"expected one resource named {name!r}, found {len(found)}")
+        return found[0]
+
+
+def _custom(r: Mapping[str, Any]) -> bool:
+    if "custom" in r:
+        return bool(r["custom"])
+    return not str(r["type"]).startswith("gpu-ci:")  # snapshots older than `custom`
+
+
+def _options(r: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(r.get("options") or {})
+
+
+def identity_keys(snap: Mapping[str, Any]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each resource's (type, name) chain from the stack down: the same resource under both
+    URN spellings (the mock engine's, which kept only the parent's last type and prefixed
+    the stack's, and the engine's, which keeps the whole chain)."""
+    by_urn = {r["urn"]: r for r in snap["resources"]}
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+
+    def key(urn: str, seen: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
+        if urn in out:
+            return out[urn]
+        r = by_urn[urn]
+        parent = r.get("parent") or ""
+        own = ((str(r["type"]), str(r["name"])),)
+        inside = parent in by_urn and parent not in seen
+        result = key(parent, seen | {urn}) + own if inside else own
+        out[urn] = result
+        return result
+
+    for urn in by_urn:
+        key(urn)
+    return out
+
+
+def run_order(snap: Mapping[str, Any]) -> list[str]:
+    """URNs so that each comes after what it depends on, its parent and its provider."""
+    resources = {r["urn"]: r for r in snap["resources"]}
+    deps: dict[str, set[str]] = {}
+    for urn, r in resources.items():
+        on = set(r.get("dependencies") or [])
+        for value in (r.get("propertyDependencies") or {}).values():
+            on |= set(value)
+        on.add(r.get("parent") or "")
+        on.add(_options(r).get("provider") or "")
+        deps[urn] = on & set(resources)
+    order: list[str] = []
+    pending = set(resources)
+    while pending:
+        ready = sorted(u for u in pending if not deps[u] & pending) or sorted(pending)[:1]
+        order += ready
+        pending -= set(ready)
+    return order
+
+
+def _unknown_leaves(inputs: Mapping[str, Any], prop: str) -> list[str]:
+    """The leaves under input `prop` that a preview cannot know (or the input itself)."""
+    if prop not in inputs:
+        return []
+    leaves = [
+        path for path, value in flatten(inputs[prop], prop).items() if value in (UNKNOWN, SECRET)
+    ]
+    return leaves or [prop]
+
+
+def _secret_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[InputChange]:
+    a, b = old.get("secretDigests") or {}, new.get("secretDigests") or {}
+    if not a or not b:  # an old snapshot, or no known secrets: nothing to compare
+        return []
+    return [
+        InputChange(path, SECRET, SECRET)
+        for path in sorted(set(a) | set(b))
+        if a.get(path) != b.get(path)
+    ]
+
+
+def _match_base(base: Mapping[str, Any], head: Mapping[str, Any]) -> dict[str, str]:
+    """Head URN -> the base URN it continues (same URN, an alias, or the same identity)."""
+    base_urns = {r["urn"] for r in base["resources"]}
+    base_keys: dict[tuple[tuple[str, str], ...], str] = {}
+    for urn, key in identity_keys(base).items():
+        base_keys.setdefault(key, urn)
+    head_keys = identity_keys(head)
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for r in head["resources"]:
+        urn = r["urn"]
+        candidates = [urn, *(r.get("aliases") or [])]
+        found = next((c for c in candidates if c in base_urns and c not in taken), None)
+        if found is None:
+            by_key = base_keys.get(head_keys[urn])
+            found = by_key if by_key is not None and by_key not in taken else None
+        if found is not None:
+            out[urn] = found
+            taken.add(found)
+    return out
+
+
+def classify(
+    base: Mapping[str, Any], head: Mapping[str, Any], rules: Rules | None = None
+) -> Lifecycle:
+    """Every resource of `head` and every resource of `base` that `head` drops, with the
+    operation the engine would run on it."""
+    rules = rules or load_rules()
+    old = {r["urn"]: r for r in base["resources"]}
+    new = {r["urn"]: r for r in head["resources"]}
+    matched = _match_base(base, head)
+    provider_inputs = {urn: r.get("inputs") or {} for urn, r in new.items()}
+    ops: dict[str, Op | None] = {}
+    fates: list[Fate] = []
+    for urn in run_order(head):
+        r = new[urn]
+        fate = _fate(r, old.get(matched.get(urn, "")), ops, new, provider_inputs, rules)
+        ops[urn] = fate.op
+        fates.append(fate)
+    for urn, r in old.items():
+        if urn not in matched.values():
+            opts = _options(r)
+            fates.append(
+                Fate(
+                    urn,
+                    r["type"],
+                    r["name"],
+                    None if r.get("read") else "delete",
+                    protected=bool(opts.get("protect")),
+                    retained=bool(opts.get("retainOnDelete")),
+                )
+            )
+    return Lifecycle(fates)
+
+
+def _upstream_unknown(
+    r: Mapping[str, Any],
+    ops: Mapping[str, Op | None],
+    new: Mapping[str, Mapping[str, Any]],
+    rules: Rules,
+) -> list[str]:
+    """Inputs of `r` built from outputs that are unknown at preview."""
+    unknown: list[str] = []
+    for prop, sources in sorted((r.get("propertyDependencies") or {}).items()):
+        for source in sources:
+            op = ops.get(source)
+            unknown_on_update = (
+                source in new and rules.for_type(new[source]["type"]).outputs_unknown_on_update
+            )
+            if op in ("create", "replace") or (op == "update" and unknown_on_update):
+                unknown += _unknown_leaves(r.get("inputs") or {}, prop)
+                break
+    return unknown
+
+
+def _fate(
+    r: Mapping[str, Any],
+    before: Mapping[str, Any] | None,
+    ops: Mapping[str, Op | None],
+    new: Mapping[str, Mapping[str, Any]],
+    provider_inputs: Mapping[str, Mapping[str, Any]],
+    rules: Rules,
+) -> Fate:
+    urn, type_, name = r["urn"], r["type"], r["name"]
+    previous = before["urn"] if before is not None and before["urn"] != urn else ""
+    if before is None:
+        return Fate(urn, type_, name, None if r.get("read") else "create")
+    if r.get("read") or not _custom(r):
+        return Fate(urn, type_, name, None, previous_urn=previous)
+    opts = _options(r)
+    old_opts = _options(before)
+    changes = input_changes(before.get("inputs") or {}, r.get("inputs") or {})
+    changes += _secret_changes(before, r)
+    unknown = _upstream_unknown(r, ops, new, rules)
+    seen = {c.path for c in changes}
+    changes += [InputChange(p, KNOWN, UNKNOWN) for p in unknown if p not in seen]
+    ignore = list(opts.get("ignoreChanges") or [])
+    kept = [c for c in changes if not any(matches(i, c.path) for i in ignore)]
+    ignored = tuple(c.path for c in changes if c not in kept)
+    provider = opts.get("provider") or ""
+    type_rules = rules.for_type(type_, provider_inputs.get(provider))
+    patterns = [*opts.get("replaceOnChanges", []), *type_rules.force_new]
+    because = sorted({c.path for c in kept if any(_forces(p, c.path) for p in patterns)})
+    if type_.startswith("pulumi:providers:kubernetes") and rules.kubeconfig_unknown_replaces:
+        because += [c.path for c in kept if segments(c.path)[:1] == ["kubeconfig"]]
+    if provider and (
+        ops.get(provider) in ("create", "replace")
+        or ("provider" in old_opts and _provider_moved(old_opts["provider"], provider))
+    ):
+        because.append(PROVIDER)
+    because = sorted(set(because))
+    op: Op | None = "replace" if because else "update" if kept else None
+    return Fate(
+        urn,
+        type_,
+        name,
+        op,
+        tuple(because),
+        bool(opts.get("deleteBeforeReplace"))
+        or (op == "replace" and type_rules.delete_before_replace),
+        tuple(kept),
+        ignored,
+        tuple(unknown),
+        protected=op == "replace" and bool(old_opts.get("protect") or opts.get("protect")),
+        previous_urn=previous,
+    )
+
+
+def _forces(pattern: str, path: str) -> bool:
+    """Whether a change at `path` falls under a replace-on-change `pattern`. A change of a
+    whole object (an unknown `createVnicDetails`) may hold a forcing field under it
+    (`createVnicDetails.subnetId`), so a pattern below the changed path forces too."""
+    if matches(pattern, path):
+        return True
+    have = [s for s in segments(path) if not isinstance(s, int)]
+    return rule_segments(pattern)[: len(have)] == have
+
+
+def _provider_moved(old: str, new: str) -> bool:
+    """A resource now uses another provider resource (not the same one under a new URN)."""
+    return old != new and (not old or not new or old.rsplit("::", 1)[-1] != new.rsplit("::", 1)[-1])
