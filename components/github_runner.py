@@ -7,9 +7,11 @@ Two steps after the host's last bootstrap step:
 - `github-runner` installs the pinned runner and its systemd service, which mints a fresh
   just-in-time config from the App before every job. Destroy stops and deregisters it.
 
-Both have `update` = `create`: a changed trigger (a host pin bump upstream in the chain)
-re-runs the idempotent install in place, which changes nothing when nothing about the
-runner changed, instead of deregistering and reinstalling it. A real replacement removes
+Their `triggers` are the machine's identity only: nothing but a new machine replaces
+them (a replacement would deregister the runner, mid-job). A host pin bump does not touch
+them at all; a rotated App key changes the key step's (secret) stdin, a new runner
+version the runner step's script: each is an update, which re-runs `update` (= `create`,
+idempotent) in place, so the runner keeps its registration. A real replacement removes
 the old one first (`delete_before_replace`), so two services never share the host and the
 key file a replacement wrote is never deleted by the resource it replaced.
 """
@@ -24,7 +26,7 @@ import pulumi_command as command
 from pydantic import SecretStr
 
 from components.base import ComponentArgs, PulumiInput, child
-from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep, chained
+from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep
 from components.host.params import (
     GithubAppKeyParams,
     GithubRunnerParams,
@@ -34,31 +36,27 @@ from components.host.params import (
 from components.host.render import render_script
 
 
-def runner_steps(
-    runner: GithubRunnerParams, key: GithubAppKeyParams, after: str
-) -> list[PlannedStep]:
-    """The key and runner steps, chained after the host's last bootstrap trigger."""
+def runner_steps(runner: GithubRunnerParams, key: GithubAppKeyParams) -> list[PlannedStep]:
+    """The key and runner steps. Not chained to the host's steps: a host pin bump must not
+    re-run (let alone replace) what holds the registration."""
     key_script = render_script(Step.GITHUB_APP_KEY, key)
     runner_script = render_script(Step.GITHUB_RUNNER, runner)
-    return chained(
-        [
-            PlannedStep(
-                str(Step.GITHUB_APP_KEY),
-                "host",
-                key_script,
-                f"bash -c {shlex.quote(key_script)}",
-                {"app": str(runner.app_id)},
-            ),
-            PlannedStep(
-                str(Step.GITHUB_RUNNER),
-                "host",
-                runner_script,
-                RUN_STDIN_SCRIPT,
-                {"actions-runner": runner.runner_version},
-            ),
-        ],
-        after=after,
-    )
+    return [
+        PlannedStep(
+            str(Step.GITHUB_APP_KEY),
+            "host",
+            key_script,
+            f"bash -c {shlex.quote(key_script)}",
+            {"app": str(runner.app_id)},
+        ),
+        PlannedStep(
+            str(Step.GITHUB_RUNNER),
+            "host",
+            runner_script,
+            RUN_STDIN_SCRIPT,
+            {"actions-runner": runner.runner_version},
+        ),
+    ]
 
 
 class GithubRunnerArgs(ComponentArgs):
@@ -68,8 +66,6 @@ class GithubRunnerArgs(ComponentArgs):
     runner: GithubRunnerParams
     key: GithubAppKeyParams
     app_private_key: SecretStr
-    after_trigger: str
-    """The trigger of the host's last bootstrap step: a re-bootstrap re-installs the runner."""
     depends_on: list[pulumi.Resource]
 
 
@@ -83,7 +79,7 @@ class GithubRunner(pulumi.ComponentResource):
         self, name: str, args: GithubRunnerArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpu-ci:host:GithubRunner", name, None, opts)
-        key_step, runner_step = runner_steps(args.runner, args.key, args.after_trigger)
+        key_step, runner_step = runner_steps(args.runner, args.key)
         key_file = shlex.quote(args.key.key_file)
         app_key = command.remote.Command(
             f"{name}-{key_step.name}",
@@ -94,8 +90,9 @@ class GithubRunner(pulumi.ComponentResource):
                 f'if [ "$(id -u)" -eq 0 ]; then rm -f {key_file}; else sudo -n rm -f {key_file}; fi'
             ),
             update=key_step.command,
-            triggers=[key_step.trigger, args.identity],
+            triggers=[args.identity],
             logging=command.remote.Logging.STDERR,
+            add_previous_output_in_env=False,
             opts=child(
                 self,
                 depends_on=args.depends_on,
@@ -111,9 +108,9 @@ class GithubRunner(pulumi.ComponentResource):
             connection=args.connection,
             create=runner_step.command,
             update=runner_step.command,
-            stdin=runner_step.script,
+            stdin=runner_step.stdin,
             delete=f"bash -c {shlex.quote(remove)}",
-            triggers=[runner_step.trigger, args.identity],
+            triggers=[args.identity],
             opts=child(self, depends_on=[app_key], delete_before_replace=True),
         )
         self.service = service

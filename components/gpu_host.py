@@ -1,8 +1,10 @@
 """GpuHost: the bootstrap steps of one host, each its own pulumi-command resource.
 
-Steps run in order (each depends on the one before) and re-run when their trigger
-changes (see `components/host/chain.py`). A step's script travels on stdin, so the
-command line stays short and the script is stored (and diffed) in state as an input.
+Steps run in order (each depends on the one before). A step's script travels on stdin,
+ending with its chained digest (see `components/host/chain.py`), so a changed script or
+pin re-runs that step and the ones after it in place (an update runs `create` again);
+`triggers` hold only the machine's identity, so only a new machine replaces them. The
+script is stored (and diffed) in state as an input.
 Steps on the host go over SSH (`remote.Command`); on the `local` target, and for the
 reboot wait, they run where `pulumi up` runs (`local.Command`).
 """
@@ -32,6 +34,9 @@ class GpuHostArgs(ComponentArgs):
     identity: PulumiInput
     """What names the machine (instance id, user@host:port): a new machine re-runs all."""
     steps: list[PlannedStep]
+    access_step: PlannedStep | None = None
+    """Runs after the first step, outside the chain (`authorized-keys`): what it changes
+    re-runs only itself, never the driver and the steps after it."""
     depends_on: list[pulumi.Resource] = Field(default_factory=list)
 
 
@@ -61,6 +66,9 @@ class GpuHost(pulumi.ComponentResource):
         for step in args.steps:
             resource = self._register(name, step, args, previous)
             self.steps[step.name] = resource
+            if args.access_step is not None and len(self.steps) == 1:
+                access = args.access_step
+                self.steps[access.name] = self._register(name, access, args, [resource])
             previous = [resource]
         self.last = previous[0]  # type: ignore[assignment]
         verify = self.steps[str(Step.VERIFY)]
@@ -71,7 +79,7 @@ class GpuHost(pulumi.ComponentResource):
             {
                 "driverVersion": self.driver_version,
                 "gpus": self.gpus,
-                "triggers": {step.name: step.trigger for step in args.steps},
+                "digests": {step.name: step.digest for step in args.steps},
             }
         )
 
@@ -83,13 +91,13 @@ class GpuHost(pulumi.ComponentResource):
         after: list[pulumi.Resource],
     ) -> pulumi.CustomResource:
         opts = child(self, depends_on=after)
-        triggers = [step.trigger, args.identity]
+        triggers = [args.identity]
         if step.name == REBOOT_WAIT:
             driver = self.steps[str(Step.NVIDIA_DRIVER)]
             wait: pulumi.CustomResource = command.local.Command(
                 f"{name}-{step.name}",
                 create=step.command,
-                stdin=step.script,
+                stdin=step.stdin,
                 environment={
                     "GPU_CI_HOST": args.ssh_address,
                     "GPU_CI_PORT": str(args.ssh_port),
@@ -105,7 +113,7 @@ class GpuHost(pulumi.ComponentResource):
             local: pulumi.CustomResource = command.local.Command(
                 f"{name}-{step.name}",
                 create=step.command,
-                stdin=step.script,
+                stdin=step.stdin,
                 triggers=triggers,
                 opts=opts,
             )
@@ -114,7 +122,7 @@ class GpuHost(pulumi.ComponentResource):
             f"{name}-{step.name}",
             connection=args.connection,
             create=step.command,
-            stdin=step.script,
+            stdin=step.stdin,
             triggers=triggers,
             opts=opts,
         )

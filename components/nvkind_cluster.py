@@ -1,21 +1,38 @@
 """NvkindCluster: an nvkind GPU cluster on a bootstrapped host, and its Kubernetes provider.
 
-The `nvkind-cluster` step creates (or adopts, or replaces) the cluster and returns its
-kubeconfig in its result line, so that command's stdout is a secret and it logs nothing.
-The host's address reaches the step at run time (`API_SERVER_ADDRESS`), since a VM's
-public IP is only known after it exists; the API port is opened to `apiSourceCidrs` by the
-network layer. `await_gpus` adds the host-side readiness wait, to be registered after the
-platform has installed the device plugin.
+Three host commands, each changed only by what must change it:
+- `nvkind-cluster` creates (or adopts) the cluster. Its `triggers` are the machine and what
+  defines the cluster (`cluster_digest`: name, node image, kind config, API port, the kind
+  and nvkind pins): a change of those replaces it on purpose (its delete runs first:
+  `kind delete cluster`), and the preview says so. Anything else (a host pin bump before
+  it in the chain, a new version of its script) reaches it through its stdin: an update,
+  which runs the idempotent create/adopt again in place and adopts the unchanged cluster.
+- `cluster-kubeconfig` reads the cluster's kubeconfig (with the host's address as server).
+  Its triggers are the same `cluster_digest` and the machine, and a new version of its
+  script is ignored, so it is replaced exactly when the cluster is, and untouched
+  otherwise. An updated pulumi-command resource has unknown outputs at preview (every
+  output depends on every input), and pulumi-kubernetes replaces its provider, and
+  everything on the cluster, when the kubeconfig is unknown; a kubeconfig taken from a
+  step that re-runs on routine changes would show that on every pin bump. Taken from this
+  one, the releases are replaced with the cluster and only then. (Its connection is not
+  ignored: a new machine must be reached at its new address. Rotating `host.privateKey`
+  updates it, so that preview shows the platform replaced; the `up` itself then reads
+  the same kubeconfig and replaces nothing.)
+- `cluster-ready` (`await_gpus`) waits for Ready nodes and allocatable GPUs after the
+  platform installed the device plugin, and re-runs in place whenever the cluster or a
+  host step before it changed.
 
-The step's `update` is its `create`: when an upstream host step re-runs (its trigger is in
-this one's chain), the idempotent create/adopt runs again in place and adopts the
-unchanged cluster, rather than the replacement (delete, then a new cluster with a new CA)
-that a trigger change would otherwise mean.
+The kubeconfig is a secret: those steps log nothing and mark their stdout secret, and none
+gets its previous stdout in its environment (`add_previous_output_in_env=False`). The
+host's address reaches them at run time (`API_SERVER_ADDRESS`), since a VM's public IP is
+only known after it exists; the API port is opened to `apiSourceCidrs` by the network layer.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import shlex
 from typing import Any
 
@@ -28,6 +45,7 @@ from components.base import ComponentArgs, InputError, PulumiInput, child
 from components.cluster.kind_config import NvkindClusterSpec, render_kind_config
 from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep, chained
 from components.host.params import (
+    ClusterKubeconfigParams,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
@@ -46,8 +64,10 @@ class NvkindClusterArgs(ComponentArgs):
     api_address: PulumiInput
     """Where the deployer reaches the API server (the VM's IP, or 127.0.0.1 locally)."""
     identity: PulumiInput
-    after_trigger: str
-    """The host's last bootstrap trigger: a re-bootstrapped host re-checks its cluster."""
+    after_digest: str
+    """The host's last bootstrap digest: a re-bootstrapped host re-checks its cluster."""
+    tool_pins: dict[str, str] = Field(default_factory=dict)
+    """The kind and nvkind versions the cluster is made with: a bump replaces it."""
     depends_on: list[pulumi.Resource] = Field(default_factory=list)
 
 
@@ -74,14 +94,30 @@ def cluster_params(spec: NvkindClusterSpec, gpu_count: int | None) -> NvkindClus
     )
 
 
+def cluster_digest(params: NvkindClusterParams, tool_pins: dict[str, str]) -> str:
+    """What defines the cluster: a change of any of it means a new cluster."""
+    text = json.dumps(
+        {
+            "name": params.cluster_name,
+            "nodeImage": params.node_image,
+            "kindConfig": params.kind_config,
+            "apiServerPort": params.api_server_port,
+            "tools": tool_pins,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _kubeconfig(stdout: str) -> str:
+    step = str(Step.CLUSTER_KUBECONFIG)
     try:
-        result = parse_result(stdout, str(Step.NVKIND_CLUSTER))
+        result = parse_result(stdout, step)
     except StepResultError as err:
-        raise InputError(f"host step nvkind-cluster: {err}") from None
+        raise InputError(f"host step {step}: {err}") from None
     encoded = (result.model_extra or {}).get("kubeconfig")
     if not isinstance(encoded, str):
-        raise InputError("host step nvkind-cluster: its result line has no kubeconfig")
+        raise InputError(f"host step {step}: its result line has no kubeconfig")
     return base64.b64decode(encoded).decode()
 
 
@@ -93,7 +129,10 @@ def _run(
     quiet: bool,
     **args: Any,
 ) -> Any:
-    """A command on the host; `quiet` ones (printing secrets) log nothing."""
+    """A command on the host; `quiet` ones (printing secrets) log nothing, and do not get
+    their previous stdout in their environment on an update or delete."""
+    if quiet:
+        args["add_previous_output_in_env"] = False
     if connection is None:
         logging = command.local.Logging.NONE if quiet else None
         return command.local.Command(name, logging=logging, opts=opts, **args)
@@ -109,6 +148,7 @@ class NvkindCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
     provider: k8s.Provider
     step: pulumi.CustomResource
+    kubeconfig_step: pulumi.CustomResource
 
     def __init__(
         self, name: str, args: NvkindClusterArgs, opts: pulumi.ResourceOptions | None = None
@@ -125,12 +165,14 @@ class NvkindCluster(pulumi.ComponentResource):
                     "host",
                     script,
                     RUN_STDIN_SCRIPT,
-                    {"nodeImage": params.node_image},
+                    {"nodeImage": params.node_image, **args.tool_pins},
                 )
             ],
-            after=args.after_trigger,
+            after=args.after_digest,
         )
         self._params = params
+        self._digest = planned.digest
+        defines = cluster_digest(params, args.tool_pins)
         delete = render_script(
             Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(params)
         )
@@ -148,18 +190,38 @@ class NvkindCluster(pulumi.ComponentResource):
             ),
             create=create,
             update=create,
-            stdin=planned.script,
+            stdin=planned.stdin,
             delete=f"bash -c {shlex.quote(delete)}",
-            triggers=[planned.trigger, args.identity],
+            triggers=[defines, args.identity],
             quiet=True,
         )
-        self._trigger = planned.trigger
+        read = render_script(Step.CLUSTER_KUBECONFIG, ClusterKubeconfigParams.for_cluster(params))
+        self.kubeconfig_step = _run(
+            args.connection,
+            f"{name}-{Step.CLUSTER_KUBECONFIG}",
+            child(
+                self,
+                depends_on=[self.step],
+                additional_secret_outputs=["stdout", "stderr"],
+                # A new version of the reader (lib.sh is in every script) must not update
+                # it: an updated command's stdout is unknown at preview, which
+                # pulumi-kubernetes reads as a new cluster. It runs again, with the script
+                # of its time, when the cluster or the machine is replaced.
+                ignore_changes=["stdin"],
+            ),
+            create=create,
+            stdin=read,
+            triggers=[defines, args.identity],
+            quiet=True,
+        )
         self.kubeconfig = pulumi.Output.secret(
-            self.step.stdout.apply(_kubeconfig)  # type: ignore[attr-defined]
+            self.kubeconfig_step.stdout.apply(_kubeconfig)  # type: ignore[attr-defined]
         )
         self.provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=self.kubeconfig,
+            # This stack's own cluster is disposable: when it cannot be reached (its VM is
+            # gone), what was on it is gone too, and a refresh may drop it from state.
             delete_unreachable=True,
             opts=child(self),
         )
@@ -182,14 +244,14 @@ class NvkindCluster(pulumi.ComponentResource):
         script = render_script(Step.CLUSTER_READY, params)
         (planned,) = chained(
             [PlannedStep(str(Step.CLUSTER_READY), "host", script, RUN_STDIN_SCRIPT)],
-            after=self._trigger,
+            after=self._digest,
         )
         return _run(
             self._args.connection,
             f"{self._resource_name}-{planned.name}",
-            child(self, depends_on=[self.step, *after]),
+            child(self, depends_on=[self.step, self.kubeconfig_step, *after]),
             quiet=False,
             create=planned.command,
-            stdin=planned.script,
-            triggers=[planned.trigger, self._args.identity],
+            stdin=planned.stdin,
+            triggers=[self._args.identity],
         )

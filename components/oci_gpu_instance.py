@@ -28,10 +28,17 @@ class OciGpuInstanceArgs(ComponentArgs):
 class OciGpuInstance(pulumi.ComponentResource):
     """A GPU VM. Its boot volume is deleted with it, so destroy leaves nothing behind.
 
-    When the image comes from a filter (newest Ubuntu for the shape), a newer image
-    release must not replace a running runner on the next `pulumi up`, so the image is
-    read once at creation (`ignore_changes` on the source); `pulumi up --replace` moves a
-    VM to the newest image deliberately.
+    What OCI can only set by creating a new instance is read once, at creation, and
+    then left as it is (`ignore_changes`), so that a routine change never replaces a
+    running runner with its boot volume:
+    - `metadata` (cloud-init user data and SSH keys: terraform-provider-oci forces a new
+      instance when either changes). New VMs get the new values; on running ones the
+      host layer's `authorized-keys` step keeps the SSH keys current.
+    - `availabilityDomain`: the placement picks it when the VM is created; a changed
+      fallback list or tenancy applies to VMs created later and moves no running VM.
+    - the image, when it comes from a filter (newest Ubuntu for the shape): a newer image
+      release must not replace a running runner.
+    `pulumi up --replace <urn>` takes any of them on purpose (README, "Day 2").
     """
 
     instance_id: pulumi.Output[str]
@@ -68,7 +75,11 @@ class OciGpuInstance(pulumi.ComponentResource):
             preserve_boot_volume=False,
             opts=child(
                 self,
-                ignore_changes=[] if args.image_pinned else ["sourceDetails.sourceId"],
+                ignore_changes=[
+                    "metadata",
+                    "availabilityDomain",
+                    *([] if args.image_pinned else ["sourceDetails.sourceId"]),
+                ],
                 custom_timeouts=pulumi.CustomTimeouts(create="30m", delete="30m"),
             ),
         )

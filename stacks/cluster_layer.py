@@ -10,11 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from components.host.chain import PlannedStep
+from components.host.params import Step
 from components.nvkind_cluster import NvkindCluster, NvkindClusterArgs
 from stacks.config import StackConfig
 from stacks.facts import stack_facts
 from stacks.host_layer import Machine
 from stacks.outputs import ClusterOutputs
+
+
+def cluster_tool_pins(steps: list[PlannedStep]) -> dict[str, str]:
+    """The versions of the tools that make the cluster (kind, nvkind), from the host's
+    tools step: bumping either replaces the cluster on purpose."""
+    tools = next((s for s in steps if s.name == str(Step.TOOLS)), None)
+    versions = tools.versions if tools is not None else {}
+    return {k: versions[k] for k in ("kind", "nvkind") if k in versions}
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,8 @@ def build_cluster_layer(cfg: StackConfig, machine: Machine) -> ClusterLayer:
             connection=machine.args.connection,
             api_address=machine.api_address,
             identity=machine.args.identity,
-            after_trigger=machine.args.steps[-1].trigger,
+            after_digest=machine.args.steps[-1].digest,
+            tool_pins=cluster_tool_pins(machine.args.steps),
             depends_on=[machine.host.last],
         ),
     )

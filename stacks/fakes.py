@@ -66,7 +66,8 @@ contexts:
   context: {cluster: offline, user: offline}
 current-context: offline
 """
-"""What an applied nvkind-cluster step returns in tests (never a real credential)."""
+"""What an applied nvkind-cluster or cluster-kubeconfig step returns in tests (never a
+real credential)."""
 
 _COMMANDS = ("command:remote:Command", "command:local:Command")
 _STEP_NAME = re.compile(r"^readonly GPU_CI_STEP='?([a-z0-9-]+)'?$", re.MULTILINE)
@@ -78,7 +79,7 @@ def _command_result(inputs: dict[str, Any]) -> str:
     match = _STEP_NAME.search(script)
     step = match.group(1) if match else "reboot-wait"
     result: dict[str, Any] = {"step": step, "changed": True}
-    if step == "nvkind-cluster":  # its result carries the cluster's kubeconfig
+    if step in ("nvkind-cluster", "cluster-kubeconfig"):  # results carrying the kubeconfig
         result["kubeconfig"] = base64.b64encode(FAKE_KUBECONFIG.encode()).decode()
     return json.dumps(result) + "\n"
 

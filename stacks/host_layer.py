@@ -14,7 +14,7 @@ import pulumi
 
 from components.github_runner import GithubRunner, GithubRunnerArgs
 from components.gpu_host import GpuHost, GpuHostArgs
-from components.host.chain import bootstrap_steps, host_pins
+from components.host.chain import authorized_keys_step, bootstrap_steps, host_pins
 from components.host.compat import check
 from components.host.connection import ssh_connection, ssh_proxy
 from components.host.params import GithubAppKeyParams, GithubRunnerParams, shape_runner_label
@@ -55,6 +55,7 @@ def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> Host
         shape = GPU_SHAPES.get(cfg.vm.shape)
         gpus = shape.gpuCount if shape else None
         steps = bootstrap_steps(host, expected_gpus=gpus or 0)
+        access = authorized_keys_step(host.user, list(cfg.vm.sshAuthorizedKeys))
         for index, instance in enumerate(capacity.instances):
             address = instance.public_ip if cfg.vm.assignPublicIp else instance.private_ip
             args = GpuHostArgs(
@@ -64,6 +65,7 @@ def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> Host
                 ssh_address=address,
                 identity=instance.instance_id,
                 steps=steps,
+                access_step=access,
                 depends_on=[instance],
             )
             machines.append((f"host-{index}", args, f"{ctx.project}-{ctx.stack}-gpu-{index}"))
@@ -119,7 +121,6 @@ def _runner(
             runner=params,
             key=GithubAppKeyParams(),
             app_private_key=runner.githubApp.privateKey,
-            after_trigger=args.steps[-1].trigger,
             depends_on=[gpu_host.last],
         ),
     )

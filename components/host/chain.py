@@ -1,9 +1,16 @@
-"""The ordered host steps of one target, rendered, with chained triggers.
+"""The ordered host steps of one target, rendered, with chained digests.
 
 Pure Python (no Pulumi): which steps a target runs, each step's script and the versions
-it installs, and its trigger. A step's trigger digests its own script and versions AND
-the previous step's trigger, so changing one pin changes exactly that step's trigger and
-those of the steps after it: a preview then shows which steps re-run, and nothing earlier.
+it installs, and its digest. A step's digest covers its own script and versions AND the
+previous step's digest, so changing one pin changes exactly that step's digest and those
+of the steps after it.
+
+The digest travels in the step's stdin (a comment line after the script), not in its
+`triggers`: pulumi-command *replaces* a command whose triggers change (and runs its delete
+first where it has one), but *updates* one whose stdin changes, which runs `update` if
+given, else `create` again, in place. So a pin bump re-runs that step and the ones after it,
+idempotently, and replaces nothing; `triggers` hold only what must replace a step: a new
+machine (its identity), or for the cluster what defines the cluster.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from importlib import resources
 from typing import Literal
 
 from components.host.params import (
+    AuthorizedKeysParams,
     CloudInitParams,
     ContainerToolkitParams,
     DockerParams,
@@ -47,6 +55,10 @@ RUN_STDIN_PYTHON = (
 Where = Literal["host", "deployer"]
 
 
+CHAIN_PREFIX = "# gpu-ci chain "
+"""How a step's stdin ends: a comment (bash and Python alike) with the step's digest."""
+
+
 @dataclass(frozen=True)
 class PlannedStep:
     """One step as it will be registered."""
@@ -56,14 +68,23 @@ class PlannedStep:
     script: str
     command: str
     versions: dict[str, str] = field(default_factory=dict)
-    trigger: str = ""
+    digest: str = ""
+    """This step's place in the chain: its script, its versions and everything before it."""
 
     @property
     def script_sha256(self) -> str:
         return hashlib.sha256(self.script.encode()).hexdigest()
 
+    @property
+    def stdin(self) -> str:
+        """What the step is fed: its script, then its digest as a comment, so that a change
+        before it in the chain changes its stdin (an in-place re-run), not its triggers."""
+        if not self.digest:
+            return self.script
+        return f"{self.script.rstrip(chr(10))}\n{CHAIN_PREFIX}{self.digest}\n"
 
-def chain_trigger(previous: str, name: str, script_sha256: str, versions: dict[str, str]) -> str:
+
+def chain_digest(previous: str, name: str, script_sha256: str, versions: dict[str, str]) -> str:
     """The digest of a step that follows `previous` (empty for the first step)."""
     text = json.dumps(
         {"after": previous, "step": name, "script": script_sha256, "versions": versions},
@@ -73,15 +94,15 @@ def chain_trigger(previous: str, name: str, script_sha256: str, versions: dict[s
 
 
 def chained(steps: list[PlannedStep], after: str = "") -> list[PlannedStep]:
-    """`steps` with their triggers filled in, each chained to the one before."""
+    """`steps` with their digests filled in, each chained to the one before."""
     out = []
     previous = after
     for step in steps:
-        trigger = chain_trigger(previous, step.name, step.script_sha256, step.versions)
+        digest = chain_digest(previous, step.name, step.script_sha256, step.versions)
         out.append(
-            PlannedStep(step.name, step.where, step.script, step.command, step.versions, trigger)
+            PlannedStep(step.name, step.where, step.script, step.command, step.versions, digest)
         )
-        previous = trigger
+        previous = digest
     return out
 
 
@@ -133,8 +154,17 @@ def tools_params(host: HostConfig) -> ToolsParams:
     )
 
 
+def authorized_keys_step(user: str, keys: list[str]) -> PlannedStep | None:
+    """The step that keeps a VM's SSH keys current (None without keys). Not chained: keys
+    change without re-running the driver and the steps after it."""
+    if not keys:
+        return None
+    params = AuthorizedKeysParams(user=user, keys=tuple(keys))
+    return _host_step(Step.AUTHORIZED_KEYS, params, {}, "host")
+
+
 def bootstrap_steps(host: HostConfig, *, expected_gpus: int = 0) -> list[PlannedStep]:
-    """Every bootstrap step `host` runs, in order, with chained triggers."""
+    """Every bootstrap step `host` runs, in order, with chained digests."""
     where: Where = "deployer" if host.target == "local" else "host"
     versions = host.versions
     pins = host_pins(versions, host.arch)

@@ -7,6 +7,7 @@ from typing import Annotated, Self
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
+from components.host.params import check_ssh_public_key
 from stacks.config.base import ConfigModel, Ocid
 from stacks.errors import did_you_mean
 from stacks.shapes import GPU_SHAPES
@@ -45,7 +46,9 @@ def _public_key(value: str) -> str:
         )
     if not _SSH_KEY.match(value):
         raise ValueError("not an OpenSSH public key ('ssh-ed25519 AAAA... comment')")
-    return value
+    # The rule the authorized-keys host step applies, checked here, before anything
+    # registers: the body decodes to a key of the type it names.
+    return check_ssh_public_key(value, "the key")
 
 
 SshPublicKey = Annotated[str, AfterValidator(_public_key)]

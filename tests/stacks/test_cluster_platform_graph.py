@@ -52,8 +52,20 @@ def test_cluster_follows_the_verified_host_and_feeds_the_provider(run: ProgramRu
     assert {"stdout", "stderr"} <= set(step.options["additionalSecretOutputs"])
     assert step.inputs["logging"] == "none"
     assert "GPU_CI_STEP=nvkind-cluster-delete" in step.inputs["delete"]
+    assert step.inputs["addPreviousOutputInEnv"] is False  # its stdout holds the kubeconfig
+    # The provider's kubeconfig comes from the reader step, which waits for the cluster
+    # step but takes none of its outputs: an in-place re-run of the cluster step (a host
+    # pin bump) leaves the provider, and everything on it, alone.
+    read = run.one(REMOTE, "cluster-cluster-kubeconfig")
+    assert step.urn in read.dependencies
+    assert read.property_dependencies.get("stdin", []) == []
+    assert read.inputs["triggers"] == step.inputs["triggers"]  # replaced with the cluster
+    assert read.options["ignoreChanges"] == ["stdin"]
+    assert read.inputs["logging"] == "none" and read.inputs["addPreviousOutputInEnv"] is False
+    assert {"stdout", "stderr"} <= set(read.options["additionalSecretOutputs"])
+    assert "GPU_CI_STEP=cluster-kubeconfig" in read.inputs["stdin"]
     provider = run.one(PROVIDER, "cluster-k8s")
-    assert provider.property_dependencies["kubeconfig"] == [step.urn]
+    assert provider.property_dependencies["kubeconfig"] == [read.urn]
     assert isinstance(provider.inputs["kubeconfig"], Secret)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pulumi
 import pytest
 
+from components.host.chain import CHAIN_PREFIX
 from stacks.mocks import ProgramRun, Registration, reveal
 from stacks.snapshot import dumps, snapshot_of
 from tests.stacks.stack_helpers import children_of, run_stack, vm_stack
@@ -51,9 +52,14 @@ def ssh_stack(**host: Any) -> dict[str, Any]:
     return {"gpu-ci:capacity": "none", "gpu-ci:host": {**base, **host}}
 
 
+ACCESS = "authorized-keys"
+"""The side step that keeps a VM's SSH keys current: after cloud-init, outside the chain."""
+
+
 def steps_of(run: ProgramRun, host: str) -> list[Registration]:
-    """The host's step resources in dependency order (each after the one it needs)."""
-    kids = {r.urn: r for r in children_of(run, run.one(HOST, host))}
+    """The host's chained step resources in dependency order (each after the one it
+    needs); the side step `authorized-keys` is left out."""
+    kids = {r.urn: r for r in children_of(run, run.one(HOST, host)) if r.name != f"{host}-{ACCESS}"}
     ordered: list[Registration] = []
     while kids:
         ready = [r for r in kids.values() if not set(r.dependencies) & set(kids)]
@@ -66,8 +72,14 @@ def step_names(run: ProgramRun, host: str) -> list[str]:
     return [r.name.removeprefix(f"{host}-") for r in steps_of(run, host)]
 
 
-def triggers(run: ProgramRun, host: str) -> dict[str, str]:
-    return {r.name.removeprefix(f"{host}-"): r.inputs["triggers"][0] for r in steps_of(run, host)}
+def digests(run: ProgramRun, host: str) -> dict[str, str]:
+    """Each step's chained digest: the last line of its stdin."""
+    out = {}
+    for r in steps_of(run, host):
+        last = r.inputs["stdin"].rstrip("\n").rsplit("\n", 1)[-1]
+        assert last.startswith(CHAIN_PREFIX), f"{r.name}: its stdin ends without its digest"
+        out[r.name.removeprefix(f"{host}-")] = last.removeprefix(CHAIN_PREFIX)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -144,21 +156,54 @@ def test_local_target_runs_the_same_steps_on_the_deployer_without_a_vm() -> None
 
 
 def test_toolkit_pin_changes_only_that_step_and_the_ones_after() -> None:
-    before = triggers(run_stack(vm_host_stack()), "host-0")
-    after = triggers(run_stack(vm_host_stack(versions={"toolkit": "1.17.0-1"})), "host-0")
+    before_run = run_stack(vm_host_stack())
+    after_run = run_stack(vm_host_stack(versions={"toolkit": "1.17.0-1"}))
+    before, after = digests(before_run, "host-0"), digests(after_run, "host-0")
     changed = [step for step in VM_STEPS if before[step] != after[step]]
     assert changed == VM_STEPS[VM_STEPS.index("container-toolkit") :]
+    # ... through their stdin (an in-place update), never their triggers (a replacement)
+    old = {r.name: r.inputs["triggers"] for r in steps_of(before_run, "host-0")}
+    new = {r.name: r.inputs["triggers"] for r in steps_of(after_run, "host-0")}
+    assert old == new
+
+
+def test_triggers_are_the_machine_alone() -> None:
+    run = run_stack(vm_host_stack(), preview=False)
+    instance = run.one(INSTANCE, "gpu-vm-0")
+    for step in steps_of(run, "host-0"):
+        assert step.property_dependencies["triggers"] == [instance.urn], step.name
+        assert len(step.inputs["triggers"]) == 1, step.name
+    local = run_stack(local_stack())
+    assert {tuple(r.inputs["triggers"]) for r in steps_of(local, "host")} == {("local",)}
 
 
 def test_cdi_switch_reruns_configuration_but_not_the_toolkit_install() -> None:
-    before = triggers(run_stack(local_stack()), "host")
-    after = triggers(run_stack(local_stack(cdi=True)), "host")
+    before = digests(run_stack(local_stack()), "host")
+    after = digests(run_stack(local_stack(cdi=True)), "host")
     changed = [step for step in LOCAL_STEPS if before[step] != after[step]]
     assert changed == ["toolkit-config", "inotify", "tools", "verify"]
 
 
-def test_step_triggers_are_stable_across_runs() -> None:
-    assert triggers(run_stack(local_stack()), "host") == triggers(run_stack(local_stack()), "host")
+def test_step_digests_are_stable_across_runs() -> None:
+    assert digests(run_stack(local_stack()), "host") == digests(run_stack(local_stack()), "host")
+
+
+def test_vm_keys_reach_the_host_through_a_side_step(vm_run: ProgramRun) -> None:
+    keys = vm_run.one(REMOTE, f"host-0-{ACCESS}")
+    cloud_init = vm_run.one(REMOTE, "host-0-cloud-init")
+    driver = vm_run.one(REMOTE, "host-0-nvidia-driver")
+    assert cloud_init.urn in keys.dependencies
+    assert keys.urn not in driver.dependencies  # a new key re-runs nothing else
+    assert "readonly GPU_CI_STEP=authorized-keys" in keys.inputs["stdin"]
+    assert "readonly USER=ubuntu" in keys.inputs["stdin"]
+    instance = vm_run.one(INSTANCE, "gpu-vm-0")
+    assert {"metadata", "availabilityDomain"} <= set(instance.options["ignoreChanges"])
+
+
+def test_an_ssh_or_local_host_has_no_key_step() -> None:
+    for stack, host in ((ssh_stack(), "host"), (local_stack(), "host")):
+        run = run_stack(stack)
+        assert not [r for r in run.registrations if r.name.endswith(ACCESS)], host
 
 
 def test_toolkit_118_with_old_nvkind_fails_the_plan_with_the_reason() -> None:

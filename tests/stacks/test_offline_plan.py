@@ -31,7 +31,7 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     out = done.stdout
-    assert out.startswith("gpu-ci/dev: 50 resources (offline plan)\n")
+    assert out.startswith("gpu-ci/dev: 52 resources (offline plan)\n")
     for line in (
         "├─ gpu-ci:capacity:VmCapacity  capacity",
         "└─ gpu-ci:capacity:OciGpuInstance  gpu-vm-0",
@@ -52,6 +52,7 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     steps = [line.split("  ")[-1] for line in out.splitlines() if "Command  host-0-" in line]
     assert steps == [
         "host-0-cloud-init",
+        "host-0-authorized-keys",
         "host-0-nvidia-driver",
         "host-0-reboot-wait",
         "host-0-docker",
@@ -76,7 +77,20 @@ def test_json_snapshot_is_byte_identical_across_runs(tmp_path: Path) -> None:
     snap = json.loads(first.read_text())
     assert set(snap) == {"project", "stack", "resources", "outputs"}
     assert [r["urn"] for r in snap["resources"]] == sorted(r["urn"] for r in snap["resources"])
-    assert set(snap["resources"][0]) == {"urn", "type", "name", "parent", "dependencies", "inputs"}
+    assert set(snap["resources"][0]) == {
+        "urn",
+        "type",
+        "name",
+        "parent",
+        "custom",
+        "read",
+        "dependencies",
+        "propertyDependencies",
+        "inputs",
+        "options",
+        "aliases",
+        "secretDigests",
+    }
 
 
 def test_snapshot_records_edges() -> None:

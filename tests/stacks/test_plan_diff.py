@@ -16,16 +16,16 @@ from stacks.diff import diff_snapshots, render_markdown, render_text, show
 from stacks.plan import REPO, plan_stack
 from stacks.snapshot import Snapshot, dumps
 
-# Pinning an older container toolkit re-runs its step and, through the chained triggers,
-# every step after it: the host's later steps, the runner's and the cluster's.
+# Pinning an older container toolkit re-runs its step and, through the digests chained in
+# their stdin, every host step after it and the cluster's create/adopt and readiness
+# check: in place, each an update. The runner, the kubeconfig and the platform are left as
+# they are.
 TOOLKIT_BUMP = {
     "host-0-container-toolkit",
     "host-0-toolkit-config",
     "host-0-inotify",
     "host-0-tools",
     "host-0-verify",
-    "host-0-runner-github-app-key",
-    "host-0-runner-github-runner",
     "cluster-nvkind-cluster",
     "cluster-cluster-ready",
 }
@@ -85,13 +85,14 @@ def test_a_toolkit_bump_names_exactly_the_steps_whose_inputs_change(
     assert len(names) == len(TOOLKIT_BUMP)
     assert names[0] == "host-0-container-toolkit"  # listed in the order they run
     assert names.index("host-0-verify") < names.index("cluster-nvkind-cluster")
-    assert all(row[0] == "± replace" for row in rows)  # triggers changed: re-run
+    assert all(row[0] == "~ update" for row in rows)  # stdin changed: re-run in place
     by_name = {row[1].strip("`"): row[3] for row in rows}
-    assert by_name["host-0-container-toolkit"] == "`stdin`, `triggers[0]`"
-    assert by_name["host-0-verify"] == "`triggers[0]`"
+    assert by_name["host-0-container-toolkit"] == "`stdin`"
+    assert by_name["host-0-verify"] == "`stdin`"
     out = done.stdout
     assert out.startswith("### Plan diff: `gpu-ci/dev`\n")
-    assert "**0 to add, 9 to change (9 replaced), 0 to remove, 41 unchanged" in out
+    assert "**0 to create, 7 to update, 0 to replace, 0 to delete, 45 unchanged" in out
+    assert "[!CAUTION]" not in out  # nothing is destroyed
     # The script is summarized, never pasted: no line of it reaches the comment.
     assert "GPU_CI_STEP" not in out and "#!/usr/bin/env bash" not in out
     assert "(+1 -1 lines)" in out
@@ -108,13 +109,11 @@ def test_plain_text_diff_and_the_exit_codes(toolkit_pair: tuple[Path, Path]) -> 
     done = diff_cli(base, head)
     assert done.returncode == 1
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("gpu-ci/dev: 0 to add, 9 to change (9 replaced), 0 to remove")
-    assert lines[1] == (
-        "+- command:remote:Command  host-0-container-toolkit  (replace: triggers changed)"
-    )
-    assert lines[2].startswith("      stdin: <") and "(+1 -1 lines)" in lines[2]
+    assert lines[0].startswith("gpu-ci/dev: 0 to create, 7 to update, 0 to replace, 0 to delete")
+    assert lines[1] == " ~ command:remote:Command  host-0-container-toolkit"
+    assert lines[2].startswith("      stdin: <") and "(+2 -2 lines)" in lines[2]
     same = diff_cli(base, base)
-    assert (same.returncode, same.stdout) == (0, "gpu-ci/dev: no changes (50 resources)\n")
+    assert (same.returncode, same.stdout) == (0, "gpu-ci/dev: no changes (52 resources)\n")
     same_md = diff_cli(base, base, "--markdown")
     assert same_md.returncode == 0 and "No changes" in same_md.stdout
 
@@ -173,7 +172,8 @@ def test_adds_removes_dependencies_and_masked_values() -> None:
     ]
     d = diff_snapshots(base, head)
     ops = {(r.op, r.name) for r in d.resources}
-    assert ops == {("update", "a"), ("update", "b"), ("add", "new"), ("remove", "gone")}
+    # b only lost a dependency: the engine runs nothing for it ("same"), the diff says so
+    assert ops == {("update", "a"), ("same", "b"), ("create", "new"), ("delete", "gone")}
     a = next(r for r in d.resources if r.name == "a")
     assert [(c.path, show(c.old), show(c.new)) for c in a.inputs] == [
         ("extra.k[0]", "(none)", "1"),
@@ -184,10 +184,12 @@ def test_adds_removes_dependencies_and_masked_values() -> None:
     assert b.inputs == () and b.deps_removed == ("t:m:T::a",)
     text = render_text(d)
     assert "depends on - a" in text
+    assert "= t:m:T  b  (dependencies only: no operation)" in text
     assert "[secret]" not in text  # unchanged secrets are not listed at all
     markdown = render_markdown(d, base, head)
-    assert "| + add | `new` | `t:m:T` |  |" in markdown
-    assert "| - remove | `gone` | `t:m:T` |  |" in markdown
+    assert "| + create | `new` | `t:m:T` |  |" in markdown
+    assert "| - **delete** | `gone` | `t:m:T` |  |" in markdown
+    assert "> **This change destroys 1 resource(s).**" in markdown
     assert "- no longer depends on `a`" in markdown
     assert ":::added" in markdown and ":::removed" in markdown
     assert "-.->" in markdown  # the dropped edge a -> b, dotted

@@ -87,23 +87,26 @@ def test_explicit_labels_and_persistent_runners() -> None:
     assert "readonly EPHEMERAL=false" in script
 
 
-def test_a_toolkit_pin_change_reinstalls_the_runner_but_a_key_rotation_does_not() -> None:
-    def triggers(config: dict[str, Any]) -> dict[str, str]:
+def test_a_toolkit_pin_change_leaves_the_runner_alone_and_a_key_rotation_updates_the_key() -> None:
+    def runner_inputs(config: dict[str, Any]) -> dict[str, Any]:
         done = run_stack(config, secret_keys=["gpu-ci:runner"])
-        return {r.name: r.inputs["triggers"][0] for r in done.by_type(REMOTE)}
+        return {r.name: reveal(r.inputs) for r in done.by_type(REMOTE) if "-runner-" in r.name}
 
-    base = triggers(runner_stack())
-    pinned = triggers(
+    base = runner_inputs(runner_stack())
+    pinned = runner_inputs(
         {**runner_stack(), "gpu-ci:host": {"target": "oci-vm", "versions": {"toolkit": "1.17.0-1"}}}
     )
-    assert base["host-0-runner-github-runner"] != pinned["host-0-runner-github-runner"]
+    assert pinned == base  # not even an update: the registration is untouched
     rotated_key = APP_KEY.replace("TESTKEY", "NEWKEY0")
-    rotated = triggers(
+    rotated = runner_inputs(
         runner_stack(
             githubApp={"appId": 1234567, "installationId": 7654321, "privateKey": rotated_key}
         )
     )
-    assert rotated == base
+    key, runner = "host-0-runner-github-app-key", "host-0-runner-github-runner"
+    assert rotated[runner] == base[runner]
+    assert rotated[key]["triggers"] == base[key]["triggers"]  # an update, in place
+    assert rotated[key]["stdin"] != base[key]["stdin"]
 
 
 def test_runner_outputs_name_the_runners() -> None:
@@ -115,9 +118,10 @@ def test_runner_outputs_name_the_runners() -> None:
 def test_an_upstream_rerun_updates_the_runner_in_place_and_never_drops_its_key(
     run: ProgramRun,
 ) -> None:
-    # A trigger change with an `update` command is an update, not delete + create: a pin
-    # bump re-runs the idempotent install instead of deregistering the runner, and the
-    # key file written by a replacement is never removed by the resource it replaced.
+    # Any change but a new machine's is an update, which runs `update` (the idempotent
+    # install) in place instead of deregistering the runner; only a new machine (the
+    # triggers) replaces them, and then the old one goes first, so the key file written by
+    # a replacement is never removed by the resource it replaced.
     key = run.one(REMOTE, "host-0-runner-github-app-key")
     service = run.one(REMOTE, "host-0-runner-github-runner")
     assert key.inputs["update"] == key.inputs["create"]

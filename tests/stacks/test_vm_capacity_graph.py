@@ -141,7 +141,11 @@ def test_image_from_filter_is_read_once(dev: ProgramRun) -> None:
     }
     instance = dev.one(INSTANCE)
     assert instance.inputs["sourceDetails"]["sourceId"].startswith("ocid1.image.oc1.us-ashburn-1.")
-    assert instance.options["ignoreChanges"] == ["sourceDetails.sourceId"]
+    assert instance.options["ignoreChanges"] == [
+        "availabilityDomain",
+        "metadata",
+        "sourceDetails.sourceId",
+    ]
     assert instance.options["customTimeouts"] == {"create": "30m", "delete": "30m"}
 
 
@@ -151,7 +155,7 @@ def test_pinned_image_needs_no_lookup_and_is_not_ignored() -> None:
     assert not [c for c in run.invokes if c.token == "oci:Core/getImages:getImages"]
     instance = run.one(INSTANCE)
     assert instance.inputs["sourceDetails"]["sourceId"] == image
-    assert instance.options["ignoreChanges"] == []
+    assert instance.options["ignoreChanges"] == ["availabilityDomain", "metadata"]
 
 
 def test_single_ad_by_index_needs_no_capacity_report(dev: ProgramRun) -> None:
