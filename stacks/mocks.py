@@ -158,7 +158,8 @@ class Registration:
 
     def describe(self) -> str:
         where = f" at {self.source}" if self.source else ""
-        parent = f" (parent {self.parent.rsplit('::', 1)[-1]})" if self.parent else ""
+        under = self.parent and qualified_type(self.parent) != STACK_TYPE
+        parent = f" (parent {self.parent.rsplit('::', 1)[-1]})" if under else ""
         return f"{self.type} {self.name!r}{parent}{where}"
 
 
