@@ -442,10 +442,10 @@ def _inputs_cell(r: ResourceChange) -> str:
 
 
 def _destructive_block(d: PlanDiff) -> list[str]:
-    loud = [r for r in _listed(d) if r.destructive]
+    loud = [r for r in _listed(d) if destroys(r)]
     if not loud:
         return []
-    out = ["> [!CAUTION]", f"> **This change destroys {len(loud)} resource(s).**", ">"]
+    out = ["> [!CAUTION]", f"> **This change destroys {len(loud)} resource(s) that matter.**", ">"]
     for r in loud:
         what = destroys(r)
         reason = why(r)

@@ -205,8 +205,8 @@ class Lifecycle:
     def changed(self) -> list[Fate]:
         return [f for f in self.fates if f.op is not None]
 
-    def of(self, name: str) -> Fate:
-        found = [f for f in self.fates if f.name == name]
+    def of(self, name: str, type_: str | None = None) -> Fate:
+        found = [f for f in self.fates if f.name == name and type_ in (None, f.type)]
         if len(found) != 1:
             raise LookupError(f"expected one resource named {name!r}, found {len(found)}")
         return found[0]
@@ -404,8 +404,8 @@ def _fate(
         name,
         op,
         tuple(because),
-        bool(opts.get("deleteBeforeReplace"))
-        or (op == "replace" and type_rules.delete_before_replace),
+        op == "replace"
+        and (bool(opts.get("deleteBeforeReplace")) or type_rules.delete_before_replace),
         tuple(kept),
         ignored,
         tuple(unknown),

@@ -189,7 +189,7 @@ def test_adds_removes_dependencies_and_masked_values() -> None:
     markdown = render_markdown(d, base, head)
     assert "| + create | `new` | `t:m:T` |  |" in markdown
     assert "| - **delete** | `gone` | `t:m:T` |  |" in markdown
-    assert "> **This change destroys 1 resource(s).**" in markdown
+    assert "[!CAUTION]" not in markdown  # a deleted t:m:T is listed first, not called out
     assert "- no longer depends on `a`" in markdown
     assert ":::added" in markdown and ":::removed" in markdown
     assert "-.->" in markdown  # the dropped edge a -> b, dotted
@@ -214,3 +214,82 @@ def test_a_renamed_stack_compares_resource_by_resource() -> None:
     d = diff_snapshots(base, head)
     assert not d.changed and d.unchanged == 1
     assert render_text(d) == "p/s → p/other: no changes (1 resources)\n"
+
+
+@pytest.fixture(scope="module")
+def node_image_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The dev stack planned as it is, and with another node image (a new cluster)."""
+    tmp = tmp_path_factory.mktemp("node-image")
+    project = tmp / "project"
+    project.mkdir()
+    shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
+    dev = (REPO / "Pulumi.dev.yaml").read_text()
+    bumped = dev.replace("    gpus: all\n", "    gpus: all\n    nodeImage: kindest/node:v1.34.3\n")
+    assert bumped != dev
+    (project / "Pulumi.dev.yaml").write_text(bumped)
+    base, head = tmp / "base.json", tmp / "head.json"
+    base.write_text(dumps(plan_stack("dev")))
+    head.write_text(dumps(plan_stack("dev", project)))
+    return base, head
+
+
+def test_json_classification_of_a_toolkit_bump(
+    toolkit_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    base, head = toolkit_pair
+    out = tmp_path / "changes.json"
+    assert diff_cli(base, head, "--json", out).returncode == 1
+    changes = json.loads(out.read_text())["changes"]
+    assert {c["name"] for c in changes} == TOOLKIT_BUMP
+    assert {(c["op"], tuple(c["replaceBecause"]), c["deleteBeforeReplace"]) for c in changes} == {
+        ("update", (), False)
+    }
+    assert all(
+        set(c) >= {"urn", "type", "op", "replaceBecause", "deleteBeforeReplace"} for c in changes
+    )
+
+
+def test_a_new_cluster_leads_the_pr_comment_and_names_what_forced_it(
+    node_image_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    base, head = node_image_pair
+    out = tmp_path / "changes.json"
+    done = diff_cli(base, head, "--markdown", "--json", out)
+    assert done.returncode == 1, done.stderr
+    md = done.stdout
+    caution = md.index("> [!CAUTION]")
+    assert caution < md.index("| | resource | type | changed |")  # destructive first
+    assert (
+        "> - **replace** `cluster-nvkind-cluster` (`command:remote:Command`): destroys the "
+        "nvkind cluster (kind delete cluster; a new CA) — triggers[0] changed; deleted first"
+    ) in md
+    assert (
+        "> - **replace** `platform-gpu-operator` (`kubernetes:helm.sh/v3:Release`): destroys "
+        "a Helm release"
+    ) in (md)
+    rows = table_rows(md)
+    first_update = next(i for i, row in enumerate(rows) if row[0] == "~ update")
+    assert all(row[0] == "± **replace**" for row in rows[:first_update])
+    by_name = {c["name"]: c for c in json.loads(out.read_text())["changes"]}
+    cluster = by_name["cluster-nvkind-cluster"]
+    assert (cluster["op"], cluster["replaceBecause"], cluster["deleteBeforeReplace"]) == (
+        "replace",
+        ["triggers[0]"],
+        True,
+    )
+    assert by_name["cluster-k8s"]["replaceBecause"] == ["kubeconfig"]
+    assert by_name["cluster-k8s"]["unknownAtPreview"] == ["kubeconfig"]
+    assert by_name["platform-kubeflow-trainer"]["replaceBecause"] == ["provider"]
+    assert by_name["cluster-cluster-ready"]["op"] == "update"
+
+
+def test_an_unwritable_json_file_is_one_line_naming_the_flag(
+    toolkit_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    base, head = toolkit_pair
+    done = diff_cli(base, head, "--json", tmp_path / "missing" / "out.json")
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        f"error: --json {tmp_path / 'missing' / 'out.json'}: cannot write it"
+    )
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

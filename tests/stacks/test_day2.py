@@ -1,0 +1,277 @@
+"""Day 2: each routine change to an example stack, planned before and after, and what the
+engine would do to the live resources (`stacks.lifecycle`, the rules `stacks diff` uses).
+
+Every scenario states the whole outcome: which resources are created, updated, replaced
+(with the input that forces it) or deleted; everything else must be left as it is.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from stacks.lifecycle import PROVIDER, Lifecycle, classify
+from stacks.plan import REPO, plan_stack
+from stacks.snapshot import Snapshot
+
+NEW_KEY = (
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK2x5nHkDl9o3Zv1sVfYVZ0hTqGmHc7LVbMrfGL4yQ0n ops@example"
+)
+INSTANCE = "oci:Core/instance:Instance"
+TOOLKIT_ON = [
+    "host-0-container-toolkit",
+    "host-0-toolkit-config",
+    "host-0-inotify",
+    "host-0-tools",
+    "host-0-verify",
+    "cluster-nvkind-cluster",
+    "cluster-cluster-ready",
+]
+PLATFORM = [
+    "platform-ns-gpu-operator",
+    "platform-ns-kubeflow-system",
+    "platform-gpu-time-slicing-configmap-gpu-time-slicing-config",
+    "platform-gpu-operator",
+    "platform-kubeflow-trainer",
+    "platform-runtime-jax-distributed",
+    "platform-runtime-torch-distributed",
+    "platform-runtime-torchtune-qwen2.5-1.5b",
+    "platform-checks-ns",
+    "platform-checks-reader",
+    "platform-checks-check-nvidia-smi",
+    "platform-checks-operator-health",
+]
+
+
+@cache
+def base_plan(stack: str) -> Snapshot:
+    return plan_stack(stack)
+
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+def plan_edited(stack: str, edits: list[Edit], project: Path) -> Snapshot:
+    """The example stack with `edits` applied to its config, planned from `project`."""
+    project.mkdir()
+    shutil.copy(REPO / "Pulumi.yaml", project)
+    for other in REPO.glob("Pulumi.*.yaml"):  # referenced stacks plan from here too
+        shutil.copy(other, project)
+    path = project / f"Pulumi.{stack}.yaml"
+    document = yaml.safe_load(path.read_text())
+    for edit in edits:
+        before = copy.deepcopy(document)
+        edit(document["config"])
+        assert document != before, "each edit must change the stack file"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return plan_stack(stack, project)
+
+
+def changed(stack: str, edit: Edit, tmp: Path, *, deployed: Edit | None = None) -> Lifecycle:
+    """The example stack as it is deployed (the file, or it with `deployed` applied),
+    against the same with `edit` applied too: the change under review."""
+    first = [deployed] if deployed is not None else []
+    base = plan_edited(stack, first, tmp / "base") if first else base_plan(stack)
+    return classify(base, plan_edited(stack, [*first, edit], tmp / "head"))
+
+
+def ops(lifecycle: Lifecycle) -> dict[str, tuple[str, ...]]:
+    """op -> the names it applies to, in the order they run."""
+    out: dict[str, list[str]] = {}
+    for fate in lifecycle.changed:
+        out.setdefault(str(fate.op), []).append(fate.name)
+    return {op: tuple(names) for op, names in out.items()}
+
+
+def versions(config: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = config["gpu-ci:host"].setdefault("versions", {})
+    return found
+
+
+def test_a_toolkit_bump_updates_that_step_and_the_ones_after_in_place(tmp_path: Path) -> None:
+    result = changed("dev", lambda c: versions(c).update(toolkit="1.17.0-1"), tmp_path)
+    assert ops(result) == {"update": tuple(TOOLKIT_ON)}
+    for name in TOOLKIT_ON:
+        assert [c.path for c in result.of(name).inputs] == ["stdin"], name
+    # the kubeconfig, its provider, the platform and the runner are left as they are
+    for name in ("cluster-cluster-kubeconfig", "cluster-k8s", "host-0-runner-github-runner"):
+        assert result.of(name).op is None
+
+
+def test_a_driver_branch_bump_reruns_from_the_driver_on(tmp_path: Path) -> None:
+    result = changed("dev", lambda c: versions(c).update(driverBranch="580-server"), tmp_path)
+    assert ops(result) == {
+        "update": (
+            "host-0-nvidia-driver",
+            "host-0-reboot-wait",
+            "host-0-docker",
+            *TOOLKIT_ON,
+        )
+    }
+    # the reboot wait reads the driver's result, unknown until the driver step re-ran
+    wait = result.of("host-0-reboot-wait")
+    assert "environment.GPU_CI_DRIVER_RESULT" in wait.unknown
+
+
+def test_a_tool_pin_bump_reruns_the_tools_and_adopts_the_cluster(tmp_path: Path) -> None:
+    helm = {"version": "3.19.0", "sha256": "a" * 64}
+    result = changed("dev", lambda c: versions(c).update(helm=helm), tmp_path)
+    assert ops(result) == {
+        "update": (
+            "host-0-tools",
+            "host-0-verify",
+            "cluster-nvkind-cluster",
+            "cluster-cluster-ready",
+        )
+    }
+
+
+def test_a_node_image_bump_replaces_the_cluster_and_everything_on_it(tmp_path: Path) -> None:
+    result = changed(
+        "dev", lambda c: c["gpu-ci:cluster"].update(nodeImage="kindest/node:v1.34.3"), tmp_path
+    )
+    found = ops(result)
+    assert set(found) == {"replace", "update"}
+    assert found["update"] == ("cluster-cluster-ready",)
+    replaced = found["replace"]
+    assert replaced[:3] == ("cluster-nvkind-cluster", "cluster-cluster-kubeconfig", "cluster-k8s")
+    assert sorted(replaced[3:]) == sorted([*PLATFORM, *["platform-checks-reader"] * 2])
+    cluster = result.of("cluster-nvkind-cluster")
+    assert cluster.replace_because == ("triggers[0]",) and cluster.delete_before_replace
+    assert result.of("cluster-k8s").replace_because == ("kubeconfig",)
+    release = result.of("platform-gpu-operator")
+    assert release.replace_because == (PROVIDER,) and not release.delete_before_replace
+    # nothing on the host or the VM moves
+    assert all(f.op is None for f in result.fates if f.name.startswith(("host-0", "gpu-vm")))
+
+
+def test_an_nvkind_pin_bump_replaces_the_cluster_on_purpose(tmp_path: Path) -> None:
+    nvkind = {"commit": "b7c1d2e", "commitDate": "2026-07-01"}
+    result = changed("dev", lambda c: versions(c).update(nvkind=nvkind), tmp_path)
+    found = ops(result)
+    assert found["update"] == ("host-0-tools", "host-0-verify", "cluster-cluster-ready")
+    assert found["replace"][:3] == (
+        "cluster-nvkind-cluster",
+        "cluster-cluster-kubeconfig",
+        "cluster-k8s",
+    )
+    assert sorted(found["replace"][3:]) == sorted([*PLATFORM, *["platform-checks-reader"] * 2])
+    assert set(found) == {"update", "replace"}
+
+
+def test_adding_an_ssh_key_updates_the_keys_step_and_never_the_vm(tmp_path: Path) -> None:
+    result = changed("dev", lambda c: c["gpu-ci:vm"]["sshAuthorizedKeys"].append(NEW_KEY), tmp_path)
+    assert ops(result) == {"update": ("host-0-authorized-keys",)}
+    vm = result.of("gpu-vm-0", INSTANCE)
+    assert vm.op is None and vm.ignored == ("metadata.ssh_authorized_keys",)
+
+
+def test_changed_user_data_is_ignored_on_running_vms() -> None:
+    """cloud-init's user data changes with gpu-ci itself; OCI would replace the VM."""
+    base = base_plan("dev")
+    head = copy.deepcopy(base)
+    vm = next(r for r in head["resources"] if r["type"] == "oci:Core/instance:Instance")
+    vm["inputs"]["metadata"]["user_data"] = "I2Nsb3VkLWNvbmZpZwo="
+    fate = classify(base, head).of("gpu-vm-0", INSTANCE)
+    assert (fate.op, fate.ignored) == (None, ("metadata.user_data",))
+    vm["options"]["ignoreChanges"] = []  # as the program was before it ignored metadata
+    fate = classify(base, head).of("gpu-vm-0", INSTANCE)
+    assert (fate.op, fate.replace_because) == ("replace", ("metadata.user_data",))
+
+
+def test_rotating_the_github_app_key_updates_the_key_file_only(tmp_path: Path) -> None:
+    def rotate(config: dict[str, Any]) -> None:
+        config["gpu-ci:runner"]["githubApp"]["privateKey"] = {"secure": "v1:ROTATED:new-ciphertext"}
+
+    result = changed("dev", rotate, tmp_path)
+    assert ops(result) == {"update": ("host-0-runner-github-app-key",)}
+    assert [c.path for c in result.of("host-0-runner-github-app-key").inputs] == ["stdin"]
+
+
+def runners_only(config: dict[str, Any]) -> None:
+    """A VM fleet registered as runners, without the one-host cluster and its platform."""
+    del config["gpu-ci:cluster"], config["gpu-ci:platform"]
+
+
+def test_a_second_vm_only_creates(tmp_path: Path) -> None:
+    result = changed(
+        "dev", lambda c: c["gpu-ci:vm"].update(count=2), tmp_path, deployed=runners_only
+    )
+    found = ops(result)
+    assert set(found) == {"create"}
+    assert "gpu-vm-1" in found["create"] and "host-1-runner-github-runner" in found["create"]
+    assert not [n for n in found["create"] if n.startswith(("host-0", "gpu-vm-0", "cluster"))]
+
+
+def test_a_new_fallback_list_moves_no_running_vm(tmp_path: Path) -> None:
+    result = changed("dev", lambda c: c["gpu-ci:vm"].update(availabilityDomains=[1, 2]), tmp_path)
+    assert ops(result) == {
+        "replace": ("placement-capacity-0", "placement-capacity-1"),
+        "delete": ("placement-capacity-2",),
+    }
+    vm = result.of("gpu-vm-0", INSTANCE)
+    assert vm.op is None and vm.ignored == ("availabilityDomain",)
+
+
+def test_a_new_tenancy_moves_no_running_vm(tmp_path: Path) -> None:
+    tenancy = "ocid1.tenancy.oc1..aaaaaaaanewtenancyforthetest"
+    result = changed("dev", lambda c: c.update({"gpu-ci:tenancyId": tenancy}), tmp_path)
+    reports = ("placement-capacity-0", "placement-capacity-1", "placement-capacity-2")
+    assert ops(result) == {"replace": reports}
+    assert all(result.of(r).replace_because == ("compartmentId",) for r in reports)
+    assert result.of("gpu-vm-0", INSTANCE).op is None
+
+
+def test_a_new_scale_set_only_creates(tmp_path: Path) -> None:
+    def add(config: dict[str, Any]) -> None:
+        scale_sets = config["gpu-ci:arc"]["scaleSets"]
+        extra = copy.deepcopy(scale_sets[0])
+        extra["name"] = "oracle-vm-gpu-a10-9"
+        scale_sets.append(extra)
+
+    result = changed("arc", add, tmp_path)
+    found = ops(result)
+    assert set(found) == {"create"}
+    assert all("oracle-vm-gpu-a10-9" in name for name in found["create"])
+
+
+def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path) -> None:
+    """Trainer added to a platform without it: its namespace, release and runtime patches
+    are created; the two smoke-check Jobs run again on purpose (their platform revision
+    annotation changed, and a Job's template can only change by replacement)."""
+
+    def trainer_off(config: dict[str, Any]) -> None:
+        config["gpu-ci:platform"]["set"] = ["kubeflow-trainer:enabled=false"]
+
+    def trainer_on(config: dict[str, Any]) -> None:
+        config["gpu-ci:platform"]["set"] = []
+
+    result = changed("dev", trainer_on, tmp_path, deployed=trainer_off)
+    found = ops(result)
+    assert set(found) == {"create", "replace"}
+    assert set(found["create"]) == {
+        "platform-ns-kubeflow-system",
+        "platform-kubeflow-trainer",
+        "platform-runtime-jax-distributed",
+        "platform-runtime-torch-distributed",
+        "platform-runtime-torchtune-qwen2.5-1.5b",
+    }
+    assert found["replace"] == (
+        "platform-checks-check-nvidia-smi",
+        "platform-checks-operator-health",
+    )
+    revision = 'spec.template.metadata.annotations["gpu-ci/platform-revision"]'
+    for job in found["replace"]:
+        assert result.of(job).replace_because == (revision,)
+
+
+@pytest.mark.parametrize("stack", ["dev", "gpu-dev", "apps-dev", "arc", "workstation"])
+def test_planning_the_same_config_twice_changes_nothing(stack: str) -> None:
+    assert classify(base_plan(stack), plan_stack(stack)).changed == []
