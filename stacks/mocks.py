@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,12 +157,6 @@ class Registration:
     aliases: list[str] = field(default_factory=list)
     """The URNs it may have had before, as the engine resolves its aliases."""
 
-    def describe(self) -> str:
-        where = f" at {self.source}" if self.source else ""
-        under = self.parent and qualified_type(self.parent) != STACK_TYPE
-        parent = f" (parent {self.parent.rsplit('::', 1)[-1]})" if under else ""
-        return f"{self.type} {self.name!r}{parent}{where}"
-
 
 @dataclass
 class InvokeCall:
@@ -192,6 +187,18 @@ def _source(request: Any) -> str:
     path = Path(unquote(urlparse(position.uri).path))
     shown = path.relative_to(REPO) if path.is_relative_to(REPO) else path
     return f"{shown}:{position.line}"
+
+
+def _describe(request: Any) -> str:
+    """A registration request in a few words: type, name, parent and where it was made."""
+    parent = getattr(request, "parent", "")
+    under = parent and qualified_type(parent) != STACK_TYPE
+    where = _source(request)
+    return (
+        f"{request.type} {request.name!r}"
+        + (f" (parent {parent.rsplit('::', 1)[-1]})" if under else "")
+        + (f" at {where}" if where else "")
+    )
 
 
 def _options(request: Any) -> dict[str, Any]:
@@ -249,6 +256,13 @@ class RecordingMonitor(pmocks.MockMonitor):
         self.invokes: list[InvokeCall] = []
         self._by_urn: dict[str, Registration] = {}
         self._root = ""
+        self._claimed: dict[str, Any] = {}
+        """URN -> the request that took it: requests arrive on several threads, so a URN
+        is claimed (under the lock) before its registration is recorded."""
+        self._lock = threading.Lock()
+        self.refused: list[EngineError] = []
+        """What this monitor refused, in order: the SDK may only log an error raised in a
+        registration, so `run_program` raises the first of these itself."""
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         return engine_urn(settings.get_stack(), settings.get_project(), parent, type_, name)
@@ -272,23 +286,29 @@ class RecordingMonitor(pmocks.MockMonitor):
     def _check(self, request: Any, urn: str) -> None:
         """Refuse what the engine refuses: a second resource with a URN already taken, a
         parent or an explicit provider that was never registered."""
-        if urn in self._by_urn:
-            first = self._by_urn[urn]
-            second = f"{request.type} {request.name!r}" + (
-                f" at {_source(request)}" if _source(request) else ""
-            )
+        try:
+            with self._lock:
+                self._refuse(request, urn)
+                self._claimed[urn] = request
+        except EngineError as err:
+            self.refused.append(err)
+            raise
+
+    def _refuse(self, request: Any, urn: str) -> None:
+        if urn in self._claimed:
+            first, second = (_describe(r) for r in (self._claimed[urn], request))
             raise EngineError(
-                f"duplicate resource URN {urn}: registered by {first.describe()} and again by "
+                f"duplicate resource URN {urn}: registered by {first} and again by "
                 f"{second}; give one of them another name"
             )
-        if request.parent and request.parent != self._root and request.parent not in self._by_urn:
+        if request.parent and request.parent != self._root and request.parent not in self._claimed:
             raise EngineError(
                 f"{request.type} {request.name!r}: its parent {request.parent} is not registered"
             )
         provider = getattr(request, "provider", "")
         if provider:
             provider_urn = provider.rsplit("::", 1)[0]
-            if provider_urn not in self._by_urn:
+            if provider_urn not in self._claimed:
                 raise EngineError(
                     f"{request.type} {request.name!r}: its provider {provider_urn} is not "
                     "registered"
@@ -445,7 +465,14 @@ def run_program(
     settings.SETTINGS.outputs.clear()
     loop = _ensure_event_loop()  # type: ignore[no-untyped-call]
     loop.set_exception_handler(_quiet_unretrieved)
-    _sync_await(run_pulumi_func(program))
+    try:
+        _sync_await(run_pulumi_func(program))
+    except Exception:
+        if monitor.refused:  # the engine's refusal is the cause, whatever surfaced
+            raise monitor.refused[0] from None
+        raise
+    if monitor.refused:
+        raise monitor.refused[0]
     root = settings.get_root_resource()
     raw_exports = dict(getattr(root, "outputs", {}) or {})
 
