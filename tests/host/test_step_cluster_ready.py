@@ -89,10 +89,12 @@ def test_timeout_with_a_pending_device_plugin(sandbox: Sandbox) -> None:
 def test_fewer_gpus_than_expected(sandbox: Sandbox) -> None:
     sandbox.kube_nodes(READY)
     sandbox.kube_pods(f"{PLUGIN}|Running")
-    run = wait(sandbox, expected_gpus=2, timeout_seconds=1, poll_seconds=1)
+    # A timeout the stubbed sleeps cannot reach in real time (a 1 s one can, on a busy
+    # machine: the script also stops at $SECONDS >= timeout), so the count is the bound's.
+    run = wait(sandbox, expected_gpus=2, timeout_seconds=20, poll_seconds=10)
     assert run.returncode != 0
     assert run.stderr.splitlines()[-1] == (
-        "gpu-ci step cluster-ready: cluster not ready after 2 poll(s) within 1s: "
+        "gpu-ci step cluster-ready: cluster not ready after 3 poll(s) within 20s: "
         f"nvidia.com/gpu allocatable 1 of 2 expected ({CP}=0, {WORKER}=1); "
         f"device plugin pods: {PLUGIN} (Running)"
     )
