@@ -1,10 +1,15 @@
 """Set up and run the project with nothing but Python 3.11+.
 
-    python3 tasks.py plan    create .venv, install the pinned dependencies, plan the dev stack
-    python3 tasks.py test    the same set-up, then ruff, mypy and the whole test suite
-    python3 tasks.py bench   the same set-up, then the benchmarks in bench/
+    python3 tasks.py plan [STACK] [ARGS]   create .venv, install the pinned dependencies, plan
+                                           STACK offline (default: dev); ARGS go to
+                                           `python -m stacks plan` (--json FILE, --quiet, ...)
+    python3 tasks.py test [ARGS]           the same set-up, then ruff, mypy and the whole test
+                                           suite; ARGS go to pytest (-k EXPR, a test path, ...)
+    python3 tasks.py bench [ARGS]          the same set-up, then the benchmarks in bench/
+                                           (minutes; ARGS go to bench/plan_wall.py)
 
-The virtualenv is reinstalled only when a requirements file changed.
+`python3 tasks.py TASK --help` says what the task runs without running it. The virtualenv is
+reinstalled only when a requirements file changed.
 """
 
 from __future__ import annotations
@@ -64,14 +69,33 @@ def lint_tools() -> None:
         run("npm", "ci", "--prefix", folder, "--no-audit", "--no-fund", "--loglevel=error")
 
 
+TASK_HELP = {
+    "plan": "python3 tasks.py plan [STACK] [--json FILE] [--mermaid FILE] [--quiet]\n"
+    "  plans Pulumi.STACK.yaml (default: dev) offline, as `.venv/bin/python -m stacks plan`",
+    "test": "python3 tasks.py test [PYTEST ARGS]\n"
+    "  ruff check, ruff format --check, mypy (strict), then pytest with PYTEST ARGS",
+    "bench": "python3 tasks.py bench [PLAN_WALL ARGS]\n"
+    "  bench/plan_wall.py over the example and generated stacks, bench/recipe_resolve.py and\n"
+    "  bench/plan_floor.py (several minutes on 2 cores; figures go in the README)",
+}
+
+
 def main(argv: list[str]) -> None:
     task = argv[0] if argv else ""
-    if task not in ("plan", "test", "bench"):
-        sys.exit(__doc__)
+    if task in ("-h", "--help", "help"):
+        print(__doc__)
+        return
+    if task not in TASK_HELP:
+        sys.exit(__doc__ if not task else f"unknown task {task!r}\n{__doc__}")
+    if any(a in ("-h", "--help") for a in argv[1:2]):
+        print(TASK_HELP[task])
+        return
     setup()
     python = BIN / "python"
     if task == "plan":
-        run(python, "-m", "stacks", "plan", "dev", *argv[1:])
+        rest = argv[1:]
+        stack = rest.pop(0) if rest and not rest[0].startswith("-") else "dev"
+        run(python, "-m", "stacks", "plan", stack, *rest)
     elif task == "test":
         lint_tools()
         run(BIN / "ruff", "check", ".")

@@ -1,7 +1,7 @@
-"""The offline plan and its diff.
+"""The offline plan of a stack, and the diff of two plans.
 
-python -m stacks plan STACK [--json FILE] [--mermaid FILE]
-python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
+  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
+  python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
 """
 
 from __future__ import annotations
@@ -11,17 +11,23 @@ import os
 import sys
 from pathlib import Path
 
-from stacks.errors import GpuCiError
+from stacks.errors import GpuCiError, write_output
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m stacks", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m stacks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     plan = sub.add_parser("plan", help="plan a stack offline, under mocks, and print its graph")
     plan.add_argument("stack", help="stack name: plans Pulumi.STACK.yaml")
     plan.add_argument("--json", type=Path, metavar="FILE", help="write the plan snapshot")
     plan.add_argument("--mermaid", type=Path, metavar="FILE", help="write a Mermaid flowchart")
-    plan.add_argument("--quiet", action="store_true", help="do not print the tree")
+    plan.add_argument(
+        "--quiet", action="store_true", help="print only the resource count, not the tree"
+    )
     plan.add_argument(
         "--project-dir",
         type=Path,
@@ -88,12 +94,16 @@ def main(argv: list[str] | None = None) -> int:
         if level in ("warning", "error"):
             print(f"{level}: {message}", file=sys.stderr)
     snap = snapshot_of(run)
-    if args.json:
-        args.json.write_text(dumps(snap))
-    if args.mermaid:
-        args.mermaid.write_text(render_mermaid(snap))
-    if not args.quiet:
-        sys.stdout.write(render_tree(snap))
+    try:
+        if args.json:
+            write_output(args.json, dumps(snap), "--json")
+        if args.mermaid:
+            write_output(args.mermaid, render_mermaid(snap), "--mermaid")
+    except GpuCiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    tree = render_tree(snap)
+    sys.stdout.write(tree.splitlines(keepends=True)[0] if args.quiet else tree)
     return 0
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from stacks.diff_paths import MISSING, InputChange, flatten, input_changes
-from stacks.errors import GpuCiError
+from stacks.errors import GpuCiError, write_output
 from stacks.lifecycle import KNOWN, PROVIDER, Fate, classify, identity_keys, run_order
 from stacks.snapshot import Snapshot, collapsed_dependencies
 
@@ -570,14 +570,6 @@ def diff_files(
     d = diff_snapshots(old, new)
     if json_out is not None:
         text = json.dumps(d.as_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        write_file(json_out, text, "--json")
+        write_output(json_out, text, "--json")
     text = render_markdown(d, old, new) if markdown else render_text(d)
     return (1 if d.changed else 0), text
-
-
-def write_file(path: Path, text: str, flag: str) -> None:
-    """Write an output file the user named, or fail naming the flag and the reason."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise SnapshotError(f"{flag} {path}: cannot write it ({err.strerror or err})") from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from pathlib import Path
 
 
 class GpuCiError(Exception):
@@ -24,3 +25,18 @@ def did_you_mean(value: str, choices: Iterable[str], *, cutoff: float = 0.6) -> 
         folded = {o.casefold(): o for o in options}
         return folded.get(str(value).casefold())
     return matches[0]
+
+
+def write_output(path: Path, text: str, flag: str) -> None:
+    """Write a file the user named on the command line, or fail naming the flag, the path
+    and why (a missing folder, a folder given as the file, no permission)."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        reason = err.strerror or str(err)
+        hint = ""
+        if isinstance(err, FileNotFoundError):
+            hint = f"; create {path.parent} first"
+        elif isinstance(err, IsADirectoryError):
+            hint = "; give a file name, not a folder"
+        raise GpuCiError(f"{flag} {path}: cannot write it ({reason}){hint}") from None
