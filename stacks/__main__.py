@@ -1,7 +1,7 @@
 """The offline plan of a stack, and the diff of two plans.
 
-  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
-  python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
+python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
+python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ raised: users see the same message as before, and only a bad document pays for i
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 import yaml
@@ -41,3 +43,215 @@ def dump(data: Any, *, dumper: type[yaml.SafeDumper] | None = None, **options: A
     options.setdefault("default_flow_style", False)
     text: str = yaml.dump(data, Dumper=dumper or SafeDumper, **options)
     return text
+
+
+# -- YAML 1.2, as the Pulumi CLI reads stack files -------------------------------------------
+#
+# The CLI reads `Pulumi.yaml` and `Pulumi.<stack>.yaml` with Go's yaml.v3, whose plain
+# scalars resolve by YAML 1.2's core schema as yaml.v3 implements it: only true/false (in
+# three spellings) are booleans, so `on`, `yes`, `no`, `off` and `y` stay strings; dates
+# and times stay strings; integers are Go's: `0x1F`, `0o17`, `0b101`, `017` (octal, as in
+# YAML 1.1) and a sign, with `_` dropped anywhere; floats match yaml.v3's pattern and stay
+# strings where they overflow; `.inf`, `-.inf` and `.nan` are floats. The loaders below
+# resolve exactly that, and construct only the core tags (str, int, float, bool, null,
+# map, seq and the `<<` merge); any other tag (`!!binary`, `!!timestamp`, `!!python/...`,
+# custom ones) stops construction. Checks on what the document holds (duplicate keys,
+# alias expansion, key types) are the caller's: see `stacks.stack_file`.
+
+STR = "tag:yaml.org,2002:str"
+INT = "tag:yaml.org,2002:int"
+FLOAT = "tag:yaml.org,2002:float"
+BOOL = "tag:yaml.org,2002:bool"
+NULL = "tag:yaml.org,2002:null"
+MAP = "tag:yaml.org,2002:map"
+SEQ = "tag:yaml.org,2002:seq"
+MERGE = "tag:yaml.org,2002:merge"
+CORE_SCALAR_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL})
+
+_TRUE = ("true", "True", "TRUE")
+_FALSE = ("false", "False", "FALSE")
+_WORDS: dict[str, str] = {
+    **dict.fromkeys((*_TRUE, *_FALSE), BOOL),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), NULL),
+    **dict.fromkeys(
+        (
+            *(f"{sign}.{inf}" for sign in ("", "+", "-") for inf in ("inf", "Inf", "INF")),
+            ".nan",
+            ".NaN",
+            ".NAN",
+        ),
+        FLOAT,
+    ),
+    "<<": MERGE,
+}
+_GO_INT = re.compile(
+    r"(?P<sign>[-+]?)(?:0[xX](?P<hex>[0-9a-fA-F]+)|0[oO](?P<oct>[0-7]+)|0[bB](?P<bin>[01]+)"
+    r"|(?P<legacy>0[0-7]*)|(?P<dec>[1-9][0-9]*))"
+)
+# (base, most significant digits an unsigned 64-bit integer can have in that base)
+_GO_BASES = {"hex": (16, 16), "oct": (8, 22), "bin": (2, 64), "legacy": (8, 22), "dec": (10, 20)}
+_YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
+
+
+def go_int(text: str) -> int | None:
+    """`text` (underscores already dropped) as yaml.v3 reads an integer: Go's
+    strconv.ParseInt(text, 0, 64), then ParseUint; None when neither accepts it."""
+    match = _GO_INT.fullmatch(text)
+    if not match:
+        return None
+    group = next(g for g in _GO_BASES if match[g] is not None)
+    base, most = _GO_BASES[group]
+    digits = match[group]
+    if len(digits.lstrip("0")) > most:  # out of range; spares int() a huge string
+        return None
+    value = int(digits, base)
+    sign = match["sign"]
+    if sign == "-":
+        return -value if value <= 2**63 else None
+    return value if value < (2**63 if sign == "+" else 2**64) else None
+
+
+def _finite_float(text: str) -> bool:
+    return math.isfinite(float(text))  # Go's ParseFloat refuses what overflows
+
+
+def core_tag(value: str) -> str:
+    """The tag yaml.v3 resolves an untagged plain scalar to (yaml.v3's resolve())."""
+    tag = _WORDS.get(value)
+    if tag is not None:
+        return tag
+    first = value[0]
+    if first == ".":
+        return FLOAT if _DOT_FLOAT.fullmatch(value) and _finite_float(value) else STR
+    if first in "+-0123456789":
+        plain = value.replace("_", "")
+        if go_int(plain) is not None:
+            return INT
+        if _YAML_FLOAT.fullmatch(plain) and _finite_float(plain):
+            return FLOAT
+    return STR
+
+
+def core_float(value: str) -> float:
+    """A scalar that resolves to FLOAT or INT, as a float."""
+    special = value.lower().lstrip("+")
+    if special in (".inf", "-.inf", ".nan"):
+        return {".inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}[special]
+    whole = go_int(value.replace("_", ""))
+    return float(whole) if whole is not None else float(value.replace("_", ""))
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+    value = go_int(str(node.value).replace("_", ""))
+    if value is None:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value!r} is not an integer", node.start_mark
+        )
+    return value
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.Node) -> float:
+    if core_tag(str(node.value)) not in (INT, FLOAT):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value!r} is not a number", node.start_mark
+        )
+    return core_float(str(node.value))
+
+
+def _construct_bool(loader: yaml.SafeLoader, node: yaml.Node) -> bool:
+    if node.value not in (*_TRUE, *_FALSE):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value!r} is not true or false", node.start_mark
+        )
+    return node.value in _TRUE
+
+
+class CoreSafeLoader(yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader reading YAML 1.2 as yaml.v3 does (see above)."""
+
+    yaml_implicit_resolvers = {}  # noqa: RUF012  (replaced by `resolve`)
+    yaml_constructors = {  # noqa: RUF012
+        STR: yaml.SafeLoader.construct_yaml_str,
+        INT: _construct_int,
+        FLOAT: _construct_float,
+        BOOL: _construct_bool,
+        NULL: yaml.SafeLoader.construct_yaml_null,
+        MAP: yaml.SafeLoader.construct_yaml_map,
+        SEQ: yaml.SafeLoader.construct_yaml_seq,
+        None: yaml.SafeLoader.construct_undefined,  # every other tag
+    }
+    yaml_multi_constructors = {}  # noqa: RUF012
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:  # plain and untagged (or `!`)
+            return core_tag(value)
+        # Shared with CoreCSafeLoader, hence no super(): the default tags of the rest.
+        base = yaml.resolver.BaseResolver
+        tag: str = base.resolve(self, kind, value, implicit)  # type: ignore[no-untyped-call]
+        return tag
+
+
+_CBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class CoreCSafeLoader(_CBase):  # type: ignore[misc,valid-type]
+    """The same reading through libyaml, where PyYAML has it."""
+
+    yaml_implicit_resolvers = CoreSafeLoader.yaml_implicit_resolvers
+    yaml_constructors = CoreSafeLoader.yaml_constructors
+    yaml_multi_constructors = CoreSafeLoader.yaml_multi_constructors
+    resolve = CoreSafeLoader.resolve
+
+
+class NestingTooDeep(yaml.YAMLError):
+    """Collections nest deeper than the caller allows; `line` is 1-based."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"collections nest too deep at line {line}")
+        self.line = line
+
+
+def _deepest(loader: yaml.SafeLoader, max_depth: int) -> None:
+    """Walk the event stream; raise NestingTooDeep past `max_depth` collections.
+
+    Run before composing: libyaml's composer recurses in C and a document nested a few
+    hundred thousand levels deep crashes the interpreter; the event stream is flat."""
+    depth = 0
+    while loader.check_event():  # type: ignore[no-untyped-call]
+        event = loader.get_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                raise NestingTooDeep(event.start_mark.line + 1)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def compose_core(text: str, name: str, *, max_depth: int) -> tuple[yaml.Node | None, Any]:
+    """The node graph of the single document in `text`, read as yaml.v3 reads YAML, and a
+    loader (CoreSafeLoader or CoreCSafeLoader) whose `construct_document(node)` builds it.
+
+    Aliases stay shared nodes (nothing is expanded yet). A document deeper than
+    `max_depth` collections raises NestingTooDeep; a malformed one raises the pure-Python
+    loader's error, its marks naming `name`.
+    """
+    loader: yaml.SafeLoader
+    try:
+        scan = CoreCSafeLoader(text)
+        try:
+            _deepest(scan, max_depth)
+        finally:
+            scan.dispose()
+        loader = CoreCSafeLoader(text)
+        return loader.get_single_node(), loader
+    except NestingTooDeep:
+        raise
+    except (yaml.YAMLError, UnicodeError):
+        pass
+    loader = CoreSafeLoader(text)
+    loader.name = name  # marks say `in "Pulumi.dev.yaml"`, not `in "<unicode string>"`
+    _deepest(loader, max_depth)  # raises, as libyaml did (or stops where it stopped)
+    loader = CoreSafeLoader(text)
+    loader.name = name
+    return loader.get_single_node(), loader  # raises, as libyaml did
