@@ -1,8 +1,4 @@
-"""The offline plan of a stack, and the diff of two plans.
-
-python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
-python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
-"""
+"""The offline plan of a stack, and the diff of two plans (`USAGE`)."""
 
 from __future__ import annotations
 
@@ -13,11 +9,17 @@ from pathlib import Path
 
 from stacks.errors import GpuCiError, write_output
 
+USAGE = """The offline plan of a stack, and the diff of two plans.
+
+  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
+  python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
+"""
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m stacks",
-        description=__doc__,
+        description=USAGE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
