@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import re
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,18 @@ from stacks.config.arc import OkeConfig, OkePool
 ENHANCED = "ENHANCED_CLUSTER"
 
 
+_INERT = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+"""Characters that mean nothing to bash, inside double quotes or out."""
+
+
+def shell_word(arg: str) -> str:
+    """`arg` as one bash word that bash never expands: in double quotes when it holds only
+    inert characters (as every valid taint does, so the bytes nodes boot with stay the
+    same), otherwise single-quoted by shlex. The config validates taints; this keeps any
+    value that got past it data, never code, in a script that runs as root."""
+    return f'"{arg}"' if _INERT.fullmatch(arg) else shlex.quote(arg)
+
+
 def taint_user_data(pool: OkePool) -> str | None:
     """cloud-init for a pool's nodes that registers them with the pool's taints."""
     if not pool.taints:
@@ -42,7 +55,8 @@ def taint_user_data(pool: OkePool) -> str | None:
         'curl --fail -H "Authorization: Bearer Oracle" -L0 '
         "http://169.254.169.254/opc/v2/instance/metadata/oke_init_script "
         "| base64 --decode >/var/run/oke-init.sh\n"
-        f'bash /var/run/oke-init.sh --kubelet-extra-args "--register-with-taints={taints}"\n'
+        "bash /var/run/oke-init.sh --kubelet-extra-args "
+        f"{shell_word(f'--register-with-taints={taints}')}\n"
     )
 
 

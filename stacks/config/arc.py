@@ -30,7 +30,15 @@ from pydantic import (
     model_validator,
 )
 
-from stacks.config.base import Cidr, ConfigModel, GithubUrl, Ocid, StackReferenceName
+from stacks.config.base import (
+    CREDENTIAL_FILE,
+    Cidr,
+    ConfigModel,
+    GithubUrl,
+    Ocid,
+    StackReferenceName,
+    from_file,
+)
 from stacks.config.runner import RUNNER_LABEL, GithubAppConfig
 from stacks.config.vm import AD_NAME, SHAPE_NAME, AvailabilityDomain
 from stacks.shapes import GPU_SHAPES
@@ -47,19 +55,23 @@ A10_SHAPES = tuple(name for name, shape in GPU_SHAPES.items() if shape.gpuModel 
 
 _K8S_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _SCALE_SET_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,43}[a-z0-9])?$")
-_LABEL_NAME = r"[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?"
-_LABEL_KEY = re.compile(rf"^([a-z0-9]([a-z0-9.-]{{0,251}}[a-z0-9])?/)?{_LABEL_NAME}$")
-_LABEL_VALUE = re.compile(rf"^({_LABEL_NAME})?$")
+# Kubernetes' own rules (apimachinery's IsQualifiedName, IsValidLabelValue and
+# IsDNS1123Subdomain), applied with fullmatch: a `$` anchor would let a trailing newline in.
+_LABEL_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_DNS_SUBDOMAIN_MAX = 253
 _QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$")
 _DIGEST_IMAGE = re.compile(r"^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$")
 _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
+_TAGGED_IMAGE = re.compile(r"[a-z0-9][a-z0-9._/:-]*:[A-Za-z0-9_][A-Za-z0-9._-]*")
 _REGION = re.compile(r"^[a-z]{2,}(-[a-z0-9]+)+-[0-9]+$")
-_CRON_FIELD = re.compile(r"^[0-9*/,-]+$")
+_CRON = re.compile(r"[0-9*/,-]+( +[0-9*/,-]+){4}")  # five fields, spaces between
 _PLACEHOLDER = "offline-placeholder:"
 
 
 def _k8s_name(value: str) -> str:
-    if not _K8S_NAME.match(value):
+    if not _K8S_NAME.fullmatch(value):
         raise ValueError(
             "not a Kubernetes name: lowercase letters, digits and '-', starting and ending "
             "with a letter or digit, at most 63 characters"
@@ -70,11 +82,25 @@ def _k8s_name(value: str) -> str:
 K8sName = Annotated[str, AfterValidator(_k8s_name)]
 
 
+def is_qualified_name(key: str) -> bool:
+    """A Kubernetes label or taint key: an optional DNS-subdomain prefix (at most 253
+    characters) and `/`, then a name of 1-63 characters."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (len(prefix) > _DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.fullmatch(prefix)):
+        return False
+    return _LABEL_NAME.fullmatch(name) is not None
+
+
+def is_label_value(value: str) -> bool:
+    """A Kubernetes label or taint value: empty, or 1-63 characters as in a name."""
+    return value == "" or _LABEL_NAME.fullmatch(value) is not None
+
+
 def _labels(value: dict[str, str]) -> dict[str, str]:
     for key, label in value.items():
-        if not _LABEL_KEY.match(key):
+        if not is_qualified_name(key):
             raise ValueError(f"{key!r} is not a Kubernetes label key ([prefix/]name)")
-        if not _LABEL_VALUE.match(label):
+        if not is_label_value(label):
             raise ValueError(f"{label!r} (for {key}) is not a Kubernetes label value")
     return value
 
@@ -84,7 +110,7 @@ NodeLabels = Annotated[dict[str, str], AfterValidator(_labels)]
 
 
 def _quantity(value: str) -> str:
-    if not _QUANTITY.match(value):
+    if not _QUANTITY.fullmatch(value):
         raise ValueError(f"{value!r} is not a Kubernetes quantity like 500m, 2 or 4Gi")
     return value
 
@@ -93,7 +119,7 @@ Quantity = Annotated[str, AfterValidator(_quantity)]
 
 
 def _digest_image(value: str) -> str:
-    if not _DIGEST_IMAGE.match(value):
+    if not _DIGEST_IMAGE.fullmatch(value):
         raise ValueError(
             "pin the image by digest (REGISTRY/REPO@sha256:<64 hex>): the launcher holds OCI "
             "credentials, so a moved tag must not change what runs"
@@ -105,11 +131,12 @@ DigestImage = Annotated[str, AfterValidator(_digest_image)]
 
 
 def _pinned_image(value: str) -> str:
-    if _DIGEST_IMAGE.match(value):
+    if _DIGEST_IMAGE.fullmatch(value):
         return value
     last = value.rsplit("/", 1)[-1]
     name, _, tag = last.partition(":")
-    if not name or not _TAG.match(tag) or tag == "latest":
+    whole = _TAGGED_IMAGE.fullmatch(value)  # no space or line break anywhere in it
+    if not name or not whole or not _TAG.fullmatch(tag) or tag == "latest":
         raise ValueError("pin the image by a version tag or a digest (not :latest, not untagged)")
     return value
 
@@ -122,7 +149,7 @@ def _secret_like(pattern: re.Pattern[str], what: str) -> Any:
 
     def check(value: SecretStr) -> SecretStr:
         text = value.get_secret_value()
-        if text.startswith(_PLACEHOLDER) or pattern.search(text):
+        if text.startswith(_PLACEHOLDER) or pattern.fullmatch(text):
             return value
         raise ValueError(f"not {what}")
 
@@ -150,8 +177,31 @@ class Toleration(ConfigModel):
         return self.model_dump(exclude_none=True)
 
 
+def _taint_key(key: str) -> str:
+    if not is_qualified_name(key):
+        raise ValueError(
+            f"{key!r} is not a Kubernetes taint key: an optional DNS-subdomain prefix and '/' "
+            "(like nvidia.com/), then a name of 1-63 letters, digits, '-', '_' or '.' that "
+            "starts and ends with a letter or digit"
+        )
+    return key
+
+
+def _taint_value(value: str) -> str:
+    if not is_label_value(value):
+        raise ValueError(
+            f"{value!r} is not a Kubernetes taint value: empty, or 1-63 letters, digits, "
+            "'-', '_' or '.' that start and end with a letter or digit"
+        )
+    return value
+
+
 class Taint(ConfigModel):
-    """A node taint; pods need a matching toleration to run on the pool."""
+    """A node taint; pods need a matching toleration to run on the pool.
+
+    Key, value and effect are checked exactly as Kubernetes checks a node's taints, so the
+    GPU pool's init script (`--register-with-taints`) only ever carries such characters.
+    """
 
     key: str
     value: str = ""
@@ -160,9 +210,12 @@ class Taint(ConfigModel):
     @field_validator("key")
     @classmethod
     def _key(cls, key: str) -> str:
-        if not _LABEL_KEY.match(key):
-            raise ValueError(f"{key!r} is not a taint key ([prefix/]name)")
-        return key
+        return _taint_key(key)
+
+    @field_validator("value")
+    @classmethod
+    def _value(cls, value: str) -> str:
+        return _taint_value(value)
 
     def toleration(self) -> Toleration:
         return Toleration(key=self.key, operator="Exists", effect=self.effect)
@@ -299,6 +352,7 @@ class ArcClusterConfig(ConfigModel):
     kubeconfig: SecretStr | None = Field(
         None,
         description="pulumi config set --secret --path gpu-ci:arc.cluster.kubeconfig < FILE",
+        json_schema_extra={CREDENTIAL_FILE: "kubeconfig"},
     )
     clusterStack: StackReferenceName | None = None
     oke: OkeConfig | None = None
@@ -347,9 +401,9 @@ class VmImageSelection(ConfigModel):
     runningEnvironment: Literal["production", "ci"] = "production"
 
 
-_OCID_TEXT = re.compile(r"^ocid1\.[a-z]+\.[a-z0-9-]+\.")
+_OCID_TEXT = re.compile(r"ocid1\.[a-z0-9]+\.[a-z0-9-]+\.[a-z0-9-]*(\.[A-Za-z0-9_-]+)+")
 _FINGERPRINT = re.compile(r"^([0-9a-f]{2}:){15}[0-9a-f]{2}$")
-_PEM = re.compile(r"PRIVATE KEY")
+_PEM = re.compile(r"(?s).*PRIVATE KEY.*")  # fullmatch: anywhere in the text
 
 
 class OciApiCredentials(ConfigModel):
@@ -362,7 +416,9 @@ class OciApiCredentials(ConfigModel):
     fingerprint: Annotated[
         SecretStr, _secret_like(_FINGERPRINT, "an API key fingerprint (aa:bb:...:ff)")
     ]
-    privateKey: Annotated[SecretStr, _secret_like(_PEM, "a PEM private key")]
+    privateKey: Annotated[
+        SecretStr, _secret_like(_PEM, "a PEM private key"), from_file("oci_api_key.pem")
+    ]
     region: Annotated[SecretStr, _secret_like(_REGION, "an OCI region like us-ashburn-1")]
 
 
@@ -395,7 +451,7 @@ class ScaleSetBase(ConfigModel):
     @field_validator("name")
     @classmethod
     def _label_and_k8s_name(cls, name: str) -> str:
-        if not re.match(RUNNER_LABEL, name) or not _SCALE_SET_NAME.match(name):
+        if not re.fullmatch(RUNNER_LABEL, name) or not _SCALE_SET_NAME.fullmatch(name):
             raise ValueError(
                 "not a valid runner label for a scale set: the name is the label jobs use "
                 "(runs-on), the Helm release and the AutoscalingRunnerSet, so it takes "
@@ -429,7 +485,7 @@ class ScaleSetBase(ConfigModel):
     @field_validator("labels")
     @classmethod
     def _extra_labels(cls, labels: list[str], info: ValidationInfo) -> list[str]:
-        bad = [label for label in labels if not re.match(RUNNER_LABEL, label)]
+        bad = [label for label in labels if not re.fullmatch(RUNNER_LABEL, label)]
         if bad:
             raise ValueError(f"labels may hold letters, digits, '.', '_' and '-': {bad}")
         if len(set(labels)) != len(labels) or info.data.get("name") in labels:
@@ -462,7 +518,7 @@ class VmLauncherScaleSet(ScaleSetBase):
                 "a vm-launcher needs at least one VM shape to launch, tried in order on "
                 "capacity errors (e.g. [VM.GPU.A10.1, VM.GPU.A10.2])"
             )
-        bad = [s for s in shapes if not SHAPE_NAME.match(s)]
+        bad = [s for s in shapes if not SHAPE_NAME.fullmatch(s)]
         if bad:
             raise ValueError(f"not OCI shape names (like VM.GPU.A10.1): {bad}")
         if len(set(shapes)) != len(shapes):
@@ -499,8 +555,7 @@ class FailedRunnerCleanup(ConfigModel):
     @field_validator("schedule")
     @classmethod
     def _cron(cls, schedule: str) -> str:
-        fields = schedule.split()
-        if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
+        if not _CRON.fullmatch(schedule):
             raise ValueError("not a five-field cron schedule like '*/10 * * * *'")
         return schedule
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import shlex
 from typing import Any
 
 import pytest
 
-from components.arc.oke import pick_node_image, taint_user_data
+from components.arc.oke import pick_node_image, shell_word, taint_user_data
 from components.base import InputError
 from stacks.config.arc import OkeCpuPool, OkeGpuPool, Taint
 from stacks.mocks import ProgramRun, Secret
@@ -121,3 +122,22 @@ def test_taint_user_data_lists_every_taint() -> None:
     script = taint_user_data(gpu)
     assert script is not None
     assert "--register-with-taints=nvidia.com/gpu=present:NoSchedule,ci/a10=:NoExecute" in script
+
+
+@pytest.mark.parametrize(
+    ("arg", "word"),
+    [
+        ("--register-with-taints=nvidia.com/gpu=present:NoSchedule", None),
+        ("--register-with-taints=ci/a10=:NoExecute,a_b=c.d:PreferNoSchedule", None),
+        ("x=$(reboot):NoSchedule", "'x=$(reboot):NoSchedule'"),
+        ('x=" ; reboot ; ":NoSchedule', "'x=\" ; reboot ; \":NoSchedule'"),
+        ("x='$(reboot)'", "'x='\"'\"'$(reboot)'\"'\"''"),
+        ("x=`reboot`\nreboot", "'x=`reboot`\nreboot'"),
+        ("", "''"),
+    ],
+)
+def test_shell_word_double_quotes_only_inert_text(arg: str, word: str | None) -> None:
+    """Valid taint flags keep their double quotes (the bytes nodes boot with); anything
+    else is single-quoted, which bash never expands."""
+    assert shell_word(arg) == (f'"{arg}"' if word is None else word)
+    assert shlex.split(shell_word(arg)) == [arg]
