@@ -1,13 +1,20 @@
 """gpu-ci's mandatory policies as plain functions over a resource's type, name and inputs.
 
-`policy/__main__.py` wraps each `Rule` into a pulumi-policy `ResourceValidationPolicy`, so
+`policy/__main__.py` wraps each `Rule` into a pulumi-policy `ResourceValidationPolicy` and
+each `StackRule` (which sees every resource at once) into a `StackValidationPolicy`, so
 `pulumi preview --policy-pack policy` enforces them; tests run the same functions over the
 resources the offline plan records. Inputs are the engine's (camelCase keys, plain values).
 Every check returns its violations as messages that name the resource; an empty list passes.
 
+This module imports nothing but the standard library: the pack runs in its own virtualenv
+(pulumi and pulumi-policy only), and `gpu-ci:network` imports `world_openings` from here.
+
 Rules:
-- `no-world-open-ingress`: no OCI NSG rule or security list opens a port to 0.0.0.0/0 or
-  ::/0, except ports listed in the policy config `allowedWorldPorts` (none by default).
+- `no-world-open-ingress` (a stack rule): the OCI NSG rules and security lists of a stack,
+  together, open no port to the whole internet, except ports listed in the policy config
+  `allowedWorldPorts` (none by default). The union of the sources that reach each port is
+  judged (`world_openings`): `0.0.0.0/1` plus `128.0.0.0/1` is `0.0.0.0/0`, and IPv6 blocks
+  carrying IPv4 addresses (`::ffff:0:0/96`, `::/96`, `2002::/16`) count as those addresses.
 - `helm-chart-versions-pinned`: every Helm release (and v4 Chart) names an exact chart
   version, not a range; local chart paths are exempt.
 - `images-pinned-by-digest`: every container image of a Pod, Job, CronJob, Deployment,
@@ -31,10 +38,13 @@ Rules:
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 UNKNOWN = "[unknown]"
 """How the offline plan shows a value known only after deployment."""
@@ -42,17 +52,21 @@ UNKNOWN = "[unknown]"
 
 @dataclass(frozen=True)
 class Resource:
-    """What a resource validation sees: type token, logical name and inputs."""
+    """What a resource validation sees: type token, logical name and inputs (and, in a
+    stack validation, the URN a violation is reported against)."""
 
     type: str
     name: str
     props: Mapping[str, Any]
+    urn: str | None = None
 
     def where(self) -> str:
         return f"{self.name} ({self.type})"
 
 
 Check = Callable[[Resource, Mapping[str, Any]], list[str]]
+StackCheck = Callable[[Sequence[Resource], Mapping[str, Any]], list[tuple[Resource, str]]]
+"""A check over every resource of a stack: (the resource to report against, message)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,31 @@ class Rule:
         return self.check(resource, {**self.defaults(), **(config or {})})
 
 
+@dataclass(frozen=True)
+class StackRule:
+    """A rule over all of a stack's resources at once (a pulumi-policy stack validation),
+    for what no single resource shows, such as the union of the sources ingress opens."""
+
+    name: str
+    description: str
+    check: StackCheck
+    config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """JSON-schema properties of the policy's config, with their defaults."""
+
+    def defaults(self) -> dict[str, Any]:
+        return {k: v["default"] for k, v in self.config.items() if "default" in v}
+
+    def violations(
+        self, resources: Iterable[Resource], config: Mapping[str, Any] | None = None
+    ) -> list[tuple[Resource, str]]:
+        return self.check(list(resources), {**self.defaults(), **(config or {})})
+
+    def __call__(
+        self, resources: Iterable[Resource], config: Mapping[str, Any] | None = None
+    ) -> list[str]:
+        return [message for _, message in self.violations(resources, config)]
+
+
 def _known(value: Any) -> bool:
     return value is not None and value != UNKNOWN
 
@@ -85,13 +124,91 @@ _PORTED = {"6": "tcpOptions", "17": "udpOptions"}
 _PROTOCOLS = {"6": "TCP", "17": "UDP", "1": "ICMP", "58": "ICMPv6", "all": "all protocols"}
 
 
-def _is_world(source: Any) -> bool:
-    if not isinstance(source, str) or not _known(source):
-        return False
+ALL_PORTS = (1, 65535)
+IPV4_WORLD = ipaddress.IPv4Network("0.0.0.0/0")
+IPV6_WORLD = ipaddress.IPv6Network("::/0")
+IPV4_IN_IPV6 = (
+    (ipaddress.IPv6Network("::ffff:0:0/96"), 96),  # IPv4-mapped (RFC 4291 2.5.5.2)
+    (ipaddress.IPv6Network("::/96"), 96),  # IPv4-compatible, deprecated (RFC 4291 2.5.5.1)
+    (ipaddress.IPv6Network("2002::/16"), 16),  # 6to4 (RFC 3056): 2002:AABB:CCDD::/48
+)
+"""IPv6 blocks that carry an IPv4 address, and the bit it starts at: opening (part of) one
+opens the IPv4 addresses it carries."""
+
+
+@dataclass(frozen=True)
+class WorldOpening:
+    """A whole internet, `0.0.0.0/0` or `::/0`, that some sources open together."""
+
+    world: str
+    through: tuple[str, ...]
+    """Sources, as given and in their order, whose union covers it, none of them redundant
+    (so just one where one alone covers it)."""
+
+    def __str__(self) -> str:
+        if self.through == (self.world,):
+            return self.world
+        return f"{self.world} through {', '.join(self.through)}"
+
+
+def network(cidr: Any) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """`cidr` as a network; None for what is no CIDR (an unknown, a service label such as
+    all-iad-services-in-oracle-services-network, an NSG's OCID)."""
+    if not isinstance(cidr, str) or not _known(cidr):
+        return None
     try:
-        return ipaddress.ip_network(source, strict=False).prefixlen == 0
+        return ipaddress.ip_network(cidr, strict=False)
     except ValueError:
-        return False  # a service label such as all-iad-services-in-oracle-services-network
+        return None
+
+
+def embedded_ipv4(net: ipaddress.IPv6Network) -> list[ipaddress.IPv4Network]:
+    """The IPv4 networks that an IPv6 network opens through `IPV4_IN_IPV6`."""
+    found = []
+    for block, start in IPV4_IN_IPV6:
+        if block.subnet_of(net):
+            found.append(IPV4_WORLD)
+        elif net.subnet_of(block):
+            address = (int(net.network_address) >> (96 - start)) & 0xFFFFFFFF
+            bits = min(32, net.prefixlen - start)
+            found.append(ipaddress.IPv4Network((address, bits), strict=False))
+    return found
+
+
+def _covers(world: Any, nets: Iterable[Any]) -> bool:
+    return list(ipaddress.collapse_addresses(nets)) == [world]
+
+
+def world_openings(cidrs: Iterable[Any]) -> list[WorldOpening]:
+    """Which whole internets the union of `cidrs` opens, however it is spelled.
+
+    The one judgement of "open to the world", shared by `gpu-ci:network` (sshSourceCidrs,
+    apiSourceCidrs) and the `no-world-open-ingress` rule so that they cannot disagree: the
+    networks are collapsed, so `0.0.0.0/1` with `128.0.0.0/1` is `0.0.0.0/0`, and an IPv6
+    network carrying IPv4 addresses (`::ffff:0:0/96`, `2002::/16`: `IPV4_IN_IPV6`) counts
+    as those IPv4 addresses. Host bits are ignored; what is no CIDR is skipped.
+    """
+    v4: list[tuple[str, list[Any]]] = []  # (source, the IPv4 networks it opens)
+    v6: list[tuple[str, list[Any]]] = []
+    for cidr in cidrs:
+        net = network(cidr)
+        if isinstance(net, ipaddress.IPv4Network):
+            v4.append((cidr, [net]))
+        elif isinstance(net, ipaddress.IPv6Network):
+            v6.append((cidr, [net]))
+    v6_world = _covers(IPV6_WORLD, (n for _, nets in v6 for n in nets))
+    if not v6_world:  # else the IPv6 opening names these sources already
+        v4 += [(cidr, carried) for cidr, nets in v6 if (carried := embedded_ipv4(nets[0]))]
+    openings = []
+    for world, sources in ((IPV4_WORLD, v4), (IPV6_WORLD, v6)):
+        if _covers(world, (n for _, nets in sources for n in nets)):
+            needed = list(sources)
+            for source in sources:  # drop each source the others make redundant
+                rest = [s for s in needed if s is not source]
+                if _covers(world, (n for _, nets in rest for n in nets)):
+                    needed = rest
+            openings.append(WorldOpening(str(world), tuple(c for c, _ in needed)))
+    return openings
 
 
 def _port_range(options: Any) -> tuple[int, int] | None:
@@ -105,36 +222,113 @@ def _port_range(options: Any) -> tuple[int, int] | None:
     return low, high
 
 
-def _world_rule(rule: Mapping[str, Any], allowed: set[int]) -> str | None:
-    """Why an ingress rule opens something to the world that is not allowed, or None."""
-    if not _is_world(rule.get("source")):
-        return None
-    protocol = str(rule.get("protocol", "all"))
-    if protocol not in _PORTED:
-        return f"{_PROTOCOLS.get(protocol, 'protocol ' + protocol)} open to {rule['source']}"
-    span = _port_range(rule.get(_PORTED[protocol]))
-    name = _PROTOCOLS[protocol]
-    if span is None:
-        return f"every {name} port open to {rule['source']}"
-    low, high = span
-    if high - low + 1 <= len(allowed) and all(p in allowed for p in range(low, high + 1)):
-        return None
-    ports = str(low) if low == high else f"{low}-{high}"
-    return f"{name} port {ports} open to {rule['source']}"
+@dataclass(frozen=True)
+class _Ingress:
+    """One ingress rule (an NSG rule, or one entry of a security list) with a CIDR source."""
+
+    index: int
+    """Its place among the stack's ingress rules (orders rules with the same source)."""
+    resource: Resource
+    protocol: str
+    ports: tuple[int, int]
+    source: str
 
 
-def check_world_ingress(resource: Resource, config: Mapping[str, Any]) -> list[str]:
+def _ingress(resources: Sequence[Resource]) -> list[_Ingress]:
+    found: list[_Ingress] = []
+    for resource in resources:
+        if resource.type == NSG_RULE and resource.props.get("direction") == "INGRESS":
+            rules: list[Mapping[str, Any]] = [resource.props]
+        elif resource.type in SECURITY_LISTS:
+            listed = resource.props.get("ingressSecurityRules") or []
+            rules = [r for r in listed if isinstance(r, Mapping)]
+        else:
+            continue
+        for rule in rules:
+            source = rule.get("source")
+            if network(source) is None:
+                continue
+            protocol = str(rule.get("protocol", "all"))
+            ported = protocol in _PORTED
+            ports = (_port_range(rule.get(_PORTED[protocol])) if ported else None) or ALL_PORTS
+            found.append(_Ingress(len(found), resource, protocol, ports, str(source)))
+    return found
+
+
+def _unique(items: list[T]) -> list[T]:
+    """`items` without repeats (by identity: resources hold unhashable inputs), in order."""
+    return list({id(item): item for item in items}.values())
+
+
+def _source_order(rule: _Ingress) -> tuple[int, int, int, int]:
+    """Messages list sources by network, whatever order the engine registered them in."""
+    net = network(rule.source)
+    assert net is not None  # _ingress keeps only CIDR sources
+    return (net.version, int(net.network_address), net.prefixlen, rule.index)
+
+
+def _open(rules: list[_Ingress], done: set[str]) -> list[tuple[WorldOpening, list[_Ingress]]]:
+    """The world openings of `rules` not in `done`, each with the rules that make it."""
+    rules = sorted(_unique(rules), key=_source_order)
+    openings = world_openings(r.source for r in rules)
+    return [
+        (o, [r for r in rules if r.source in o.through]) for o in openings if o.world not in done
+    ]
+
+
+def _port_spans(
+    mine: list[_Ingress], every: list[_Ingress], done: set[str], allowed: set[int]
+) -> list[tuple[tuple[int, int], WorldOpening, list[_Ingress]]]:
+    """Port spans of one ported protocol that the union of its rules (and the all-protocol
+    ones) opens to a world: the ports are cut where any rule's range starts or ends."""
+    cuts = sorted({p for r in mine for p in (r.ports[0], r.ports[1] + 1)})
+    spans: dict[WorldOpening, list[tuple[int, int, list[_Ingress]]]] = {}
+    for low, end in itertools.pairwise(cuts):
+        high = end - 1
+        covering = [r for r in mine if r.ports[0] <= low and high <= r.ports[1]]
+        if not covering:
+            continue
+        if high - low + 1 <= len(allowed) and all(p in allowed for p in range(low, high + 1)):
+            continue
+        for opening, rules in _open(covering + every, done):
+            runs = spans.setdefault(opening, [])
+            if runs and runs[-1][1] + 1 == low:
+                runs[-1] = (runs[-1][0], high, _unique(runs[-1][2] + rules))
+            else:
+                runs.append((low, high, rules))
+    return [((low, high), o, rules) for o, runs in spans.items() for low, high, rules in runs]
+
+
+def check_world_ingress(
+    resources: Sequence[Resource], config: Mapping[str, Any]
+) -> list[tuple[Resource, str]]:
+    """Every port (and protocol) the stack's ingress rules together open to a whole
+    internet, judged on the union of their sources (`world_openings`), not on each spelling:
+    NSG rules and security lists alike, since a VNIC admits what any of them admits."""
     allowed = {int(p) for p in config.get("allowedWorldPorts", [])}
-    rules: list[Mapping[str, Any]] = []
-    if resource.type == NSG_RULE and resource.props.get("direction") == "INGRESS":
-        rules = [resource.props]
-    elif resource.type in SECURITY_LISTS:
-        rules = [
-            r for r in resource.props.get("ingressSecurityRules") or [] if isinstance(r, Mapping)
-        ]
-    found = [why for r in rules if (why := _world_rule(r, allowed))]
+    rules = _ingress(resources)
+    every = [r for r in rules if r.protocol == "all"]
+    found = [(rules_, f"all protocols open to {o}") for o, rules_ in _open(every, set())]
+    done = {o.world for o, _ in _open(every, set())}  # the all-protocol openings cover these
+    for protocol in dict.fromkeys(r.protocol for r in rules if r.protocol != "all"):
+        mine = [r for r in rules if r.protocol == protocol]
+        name = _PROTOCOLS.get(protocol, f"protocol {protocol}")
+        if protocol not in _PORTED:
+            found += [(rules_, f"{name} open to {o}") for o, rules_ in _open(mine + every, done)]
+            continue
+        for (low, high), opening, rules_ in _port_spans(mine, every, done, allowed):
+            if (low, high) == ALL_PORTS:
+                ports = f"every {name} port"
+            else:
+                ports = f"{name} port {low}" if low == high else f"{name} port {low}-{high}"
+            found.append((rules_, f"{ports} open to {opening}"))
     hint = "allow the port in the policy config allowedWorldPorts, or narrow the source"
-    return [f"{resource.where()}: {why}; {hint}" for why in found]
+    out = []
+    for opened_by, why in found:
+        culprits = _unique([r.resource for r in opened_by])
+        where = ", ".join(r.where() for r in culprits)
+        out.append((culprits[0], f"{where}: {why}; {hint}"))
+    return out
 
 
 # -- helm-chart-versions-pinned -------------------------------------------------------------
@@ -314,11 +508,12 @@ def check_env_secrets(resource: Resource, config: Mapping[str, Any]) -> list[str
     return found
 
 
-RULES: tuple[Rule, ...] = (
-    Rule(
+RULES: tuple[Rule | StackRule, ...] = (
+    StackRule(
         "no-world-open-ingress",
-        "No OCI NSG rule or security list opens a port to 0.0.0.0/0 or ::/0, except "
-        "explicitly allowed ports.",
+        "The stack's OCI NSG rules and security lists, together, open no port to the whole "
+        "IPv4 or IPv6 internet, however the sources are spelled, except explicitly allowed "
+        "ports.",
         check_world_ingress,
         {
             "allowedWorldPorts": {

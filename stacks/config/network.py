@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import ipaddress
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, StrictInt, ValidationInfo, field_validator
 
-from stacks.config.base import Cidr, ConfigModel, Ocid, is_world
+from policy.rules import WorldOpening, world_openings
+from stacks.config.base import Cidr, ConfigModel, Ocid
+
+OCI_PREFIXES = (16, 30)
+"""The prefix lengths OCI takes for a VCN's and a subnet's IPv4 CIDR block."""
+NSG_RULE_LIMIT = 120
+"""OCI's limit of security rules per network security group."""
+NSG_FIXED_RULES = 1
+"""The rules components/oci_network.py adds besides one per ingress CIDR: all egress."""
 
 
 class NetworkConfig(ConfigModel):
@@ -23,7 +31,7 @@ class NetworkConfig(ConfigModel):
     existingSubnetId: Ocid | None = None
     sshSourceCidrs: list[Cidr] = Field(default_factory=list)
     apiSourceCidrs: list[Cidr] = Field(default_factory=list)
-    apiPort: int = Field(default=6443, ge=1, le=65535)
+    apiPort: StrictInt = Field(default=6443, ge=1, le=65535)
     dnsLabel: str = Field(default="gpuci", pattern=r"^[a-z][a-z0-9]{0,14}$")
 
     @field_validator("subnetCidr")
@@ -39,12 +47,61 @@ class NetworkConfig(ConfigModel):
     @field_validator("sshSourceCidrs", "apiSourceCidrs")
     @classmethod
     def _no_world_ingress(cls, cidrs: list[str], info: ValidationInfo) -> list[str]:
+        # The items are normalised CIDRs already (Cidr), so two spellings of one block repeat.
+        twice = list(dict.fromkeys(c for c in cidrs if cidrs.count(c) > 1))
+        if twice:
+            raise ValueError(
+                f"lists {', '.join(twice)} more than once (compared normalised); each CIDR "
+                "becomes one NSG rule named after it, so list each once"
+            )
         if info.data.get("allowWorldIngress"):
             return cidrs
-        for cidr in cidrs:
-            if is_world(cidr):
-                raise ValueError(
-                    f"{cidr} opens the port to the whole internet; list the CIDRs of your "
-                    "admins or deployers, or set allowWorldIngress: true to accept that risk"
-                )
+        openings = world_openings(cidrs)  # the policy pack's no-world-open-ingress judges so too
+        if openings:
+            raise ValueError(_world_message(openings))
         return cidrs
+
+    @field_validator("vcnCidr", "subnetCidr")
+    @classmethod
+    def _oci_prefix(cls, cidr: str, info: ValidationInfo) -> str:
+        net = ipaddress.ip_network(cidr)
+        what = "VCN" if info.field_name == "vcnCidr" else "subnet"
+        if net.version != 4:
+            raise ValueError(f"an OCI {what} CIDR block is IPv4, like 10.0.0.0/16")
+        low, high = OCI_PREFIXES
+        if not low <= net.prefixlen <= high:
+            raise ValueError(
+                f"OCI takes {what} CIDR blocks from /{low} to /{high}, not /{net.prefixlen}; "
+                "use e.g. " + ("10.0.0.0/16" if what == "VCN" else "10.0.1.0/24 (inside vcnCidr)")
+            )
+        return cidr
+
+    @field_validator("sshSourceCidrs", "apiSourceCidrs")
+    @classmethod
+    def _nsg_rule_limit(cls, cidrs: list[str], info: ValidationInfo) -> list[str]:
+        ssh = cidrs if info.field_name == "sshSourceCidrs" else info.data.get("sshSourceCidrs")
+        if ssh is None:  # invalid itself: counted once it is fixed
+            return cidrs
+        api = cidrs if info.field_name == "apiSourceCidrs" else []
+        rules = NSG_FIXED_RULES + len(ssh) + len(api)
+        if rules > NSG_RULE_LIMIT:
+            counted = f"{len(ssh)} SSH" + (f" and {len(api)} API" if api else "")
+            raise ValueError(
+                f"{counted} CIDRs make {rules} rules in the VMs' "
+                f"network security group (one per CIDR, plus {NSG_FIXED_RULES} for egress); "
+                f"OCI allows {NSG_RULE_LIMIT} per group: list at most "
+                f"{NSG_RULE_LIMIT - NSG_FIXED_RULES} CIDRs in sshSourceCidrs and "
+                "apiSourceCidrs together, merging neighbours into larger blocks"
+            )
+        return cidrs
+
+
+def _world_message(openings: list[WorldOpening]) -> str:
+    through = list(dict.fromkeys(c for o in openings for c in o.through))
+    worlds = [o.world for o in openings]
+    subject = f"{through[0]} opens" if len(through) == 1 else f"{', '.join(through)} together open"
+    spelled = "" if through == worlds else f" ({' and '.join(worlds)})"
+    return (
+        f"{subject} the port to the whole internet{spelled}; list the CIDRs of your admins or "
+        "deployers, or set allowWorldIngress: true to accept that risk"
+    )

@@ -14,13 +14,16 @@ from typing import Any
 import pytest
 from pulumi_policy import (
     PolicyCustomTimeouts,
+    PolicyResource,
     PolicyResourceOptions,
     ResourceValidationArgs,
     ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
 )
 
 from policy import __main__ as pack
-from policy.rules import RULES, Resource, Rule
+from policy.rules import RULES, Resource, Rule, StackRule
 from stacks.mocks import ProgramRun, reveal
 from stacks.plan import REPO, plan_run
 from tests.stacks.stack_helpers import run_stack, vm_stack
@@ -43,12 +46,22 @@ def planned(stack: str) -> ProgramRun:
 
 
 def resources(run: ProgramRun) -> list[Resource]:
-    return [Resource(r.type, r.name, reveal(r.inputs)) for r in run.registrations]
+    return [Resource(r.type, r.name, reveal(r.inputs), r.urn) for r in run.registrations]
 
 
 def recorded(type_: str, name: str, stack: str = "dev") -> Resource:
     reg = planned(stack).one(type_, name)
-    return Resource(reg.type, reg.name, copy.deepcopy(reveal(reg.inputs)))
+    return Resource(reg.type, reg.name, copy.deepcopy(reveal(reg.inputs)), reg.urn)
+
+
+def check(
+    rule: Rule | StackRule, stack: list[Resource], config: dict[str, Any] | None = None
+) -> list[str]:
+    """What `rule` reports on these resources: a resource rule on each, a stack rule on all
+    of them at once (as `pulumi preview --policy-pack policy` runs each kind)."""
+    if isinstance(rule, StackRule):
+        return rule(stack, config)
+    return [m for r in stack for m in rule(r, config)]
 
 
 def job_container(resource: Resource) -> dict[str, Any]:
@@ -69,7 +82,7 @@ def test_the_pack_has_the_six_mandatory_rules() -> None:
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_rule_passes_on_every_example_stack(stack: str) -> None:
-    violations = [m for r in resources(planned(stack)) for rule in RULES for m in rule(r)]
+    violations = [m for rule in RULES for m in check(rule, resources(planned(stack)))]
     assert violations == []
 
 
@@ -220,12 +233,12 @@ def test_each_rule_fires_on_a_mutated_resource(
     rule: str, type_: str, name: str, mutate: Callable[[Resource], Resource], fragment: str
 ) -> None:
     original = recorded(type_, name)
-    assert RULE[rule](original) == []
+    assert check(RULE[rule], [original]) == []
     mutated = mutate(recorded(type_, name))
-    [message] = RULE[rule](mutated)
+    [message] = check(RULE[rule], [mutated])
     assert message.startswith(f"{name} ({type_}): ")
     assert fragment in message
-    others = [m for other in RULES if other.name != rule for m in other(mutated)]
+    others = [m for other in RULES if other.name != rule for m in check(other, [mutated])]
     assert others == []  # one mutation, one rule
 
 
@@ -234,14 +247,14 @@ def test_every_rule_has_a_mutation() -> None:
 
 
 def test_allowed_world_ports_and_secret_refs_pass() -> None:
-    ssh = _world_ssh(recorded(NSG_RULE, "network-ssh-198-51-100-0-24"))
-    assert RULE["no-world-open-ingress"](ssh, {"allowedWorldPorts": [22]}) == []
-    assert RULE["no-world-open-ingress"](ssh, {"allowedWorldPorts": [443]}) != []
+    ssh = [_world_ssh(recorded(NSG_RULE, "network-ssh-198-51-100-0-24"))]
+    assert check(RULE["no-world-open-ingress"], ssh, {"allowedWorldPorts": [22]}) == []
+    assert check(RULE["no-world-open-ingress"], ssh, {"allowedWorldPorts": [443]}) != []
     job = recorded(JOB, "platform-checks-operator-health")
     ref = {"secretKeyRef": {"name": "github", "key": "token"}}
     job_container(job)["env"].append({"name": "GITHUB_TOKEN", "valueFrom": ref})
     job_container(job)["env"].append({"name": "OCI_KEY_FILE", "value": "/etc/oci/key.pem"})
-    assert RULE["no-plaintext-secrets-in-pod-env"](job) == []
+    assert check(RULE["no-plaintext-secrets-in-pod-env"], [job]) == []
 
 
 def test_a_persistent_runner_config_is_caught_end_to_end() -> None:
@@ -251,20 +264,38 @@ def test_a_persistent_runner_config_is_caught_end_to_end() -> None:
     runner = {"url": "https://github.com/kubeflow", "githubApp": app, "ephemeral": False}
     values = vm_stack(**{"gpu-ci:host": {"target": "oci-vm"}, "gpu-ci:runner": runner})
     run = run_stack(values, secret_keys=["gpu-ci:runner"])
-    found = [m for r in resources(run) for m in RULE["runners-ephemeral"](r)]
+    found = check(RULE["runners-ephemeral"], resources(run))
     assert len(found) == 1 and found[0].startswith("host-0-runner-github-runner ")
 
 
-def test_the_pack_wraps_each_rule_as_a_resource_policy() -> None:
+def test_the_pack_wraps_each_rule_as_a_resource_or_stack_policy() -> None:
     policies = pack.policies()
     assert [p.name for p in policies] == [r.name for r in RULES]
-    assert all(isinstance(p, ResourceValidationPolicy) for p in policies)
-    nsg = _world_ssh(recorded(NSG_RULE, "network-ssh-198-51-100-0-24"))
-    reported: list[str] = []
+    for policy, rule in zip(policies, RULES, strict=True):
+        kind = StackValidationPolicy if isinstance(rule, StackRule) else ResourceValidationPolicy
+        assert isinstance(policy, kind), rule.name
+    assert [r.name for r in RULES if isinstance(r, StackRule)] == ["no-world-open-ingress"]
     options = PolicyResourceOptions(False, [], False, [], PolicyCustomTimeouts(0, 0, 0), [])
-    args = ResourceValidationArgs(
-        nsg.type, nsg.props, "urn:pulumi:dev::gpu-ci::x", nsg.name, options, None, {}
+    # A stack policy: it sees every resource and reports against the one that opens.
+    nsg = _world_ssh(recorded(NSG_RULE, "network-ssh-198-51-100-0-24"))
+    other = recorded(SECURITY_LIST, "network-egress-only")
+    stack = [
+        PolicyResource(r.type, r.props, r.urn or "", r.name, options, None, None, [], {})
+        for r in (other, nsg)
+    ]
+    reported: list[tuple[str, str | None]] = []
+    ingress, images = policies[0], policies[2]
+    assert isinstance(ingress, StackValidationPolicy)
+    assert isinstance(images, ResourceValidationPolicy)
+    ingress.validate(
+        StackValidationArgs(stack, {}), lambda message, urn: reported.append((message, urn))
     )
-    policies[0].validate(args, lambda message, urn: reported.append(message))
-    assert len(reported) == 1 and "TCP port 22 open to 0.0.0.0/0" in reported[0]
-    assert isinstance(RULES[0], Rule)
+    [(message, urn)] = reported
+    assert "TCP port 22 open to 0.0.0.0/0" in message and urn == nsg.urn
+    # A resource policy: one resource at a time.
+    job = recorded(JOB, "platform-checks-operator-health")
+    job_container(job)["image"] = "registry.k8s.io/kubectl:latest"
+    args = ResourceValidationArgs(job.type, job.props, job.urn or "", job.name, options, None, {})
+    found: list[str] = []
+    images.validate(args, lambda message, urn: found.append(message))
+    assert len(found) == 1 and "is not pinned by digest" in found[0]
