@@ -8,15 +8,25 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 class ConfigModel(BaseModel):
     """Strict, immutable config section: unknown keys are rejected."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+CREDENTIAL_FILE = "credentialFile"
+"""`json_schema_extra` key of a credential field (`SecretStr`) typed in from a file: the
+file the plain-text refusal suggests (`pulumi config set --secret --path KEY < FILE`)."""
+
+
+def from_file(name: str) -> Any:
+    """Field metadata of a credential read from a file such as `key.pem`."""
+    return Field(json_schema_extra={CREDENTIAL_FILE: name})
 
 
 def _cidr(value: str) -> str:
@@ -36,9 +46,12 @@ def is_world(cidr: str) -> bool:
     return ipaddress.ip_network(cidr).prefixlen == 0
 
 
+_OCID_TEXT = re.compile(r"[A-Za-z0-9._-]+")
+
+
 def _ocid(value: str) -> str:
     parts = value.split(".")
-    if len(parts) < 5 or parts[0] != "ocid1" or not parts[-1]:
+    if len(parts) < 5 or parts[0] != "ocid1" or not parts[-1] or not _OCID_TEXT.fullmatch(value):
         raise ValueError(
             f"{value!r} is not an OCI OCID (ocid1.<type>.<realm>.[region].<unique id>)"
         )
@@ -55,7 +68,7 @@ _GITHUB_URL = re.compile(
 
 
 def _github_url(url: str) -> str:
-    if not _GITHUB_URL.match(url):
+    if not _GITHUB_URL.fullmatch(url):
         raise ValueError(
             "not a GitHub URL of a repository, organization or enterprise "
             "(https://github.com/ORG/REPO, https://github.com/ORG, "
@@ -72,7 +85,7 @@ _STACK_REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.
 
 
 def _stack_reference(value: str) -> str:
-    if not _STACK_REFERENCE.match(value):
+    if not _STACK_REFERENCE.fullmatch(value):
         raise ValueError("not a stack reference: STACK or ORGANIZATION/PROJECT/STACK")
     return value
 

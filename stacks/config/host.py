@@ -12,6 +12,7 @@ combination is checked against the compatibility model before anything registers
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import re
 from typing import Annotated, Literal, Self
 
@@ -19,6 +20,7 @@ from pydantic import (
     AfterValidator,
     Field,
     SecretStr,
+    StrictInt,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -26,7 +28,7 @@ from pydantic import (
 
 from components.host.compat import Combination, NvkindCommit, check
 from components.host.pins import PINS, SHA256_PATTERN, Arch
-from stacks.config.base import ConfigModel
+from stacks.config.base import ConfigModel, from_file
 
 _HOSTNAME = re.compile(
     r"^(([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
@@ -39,20 +41,32 @@ _USER = r"^[a-z_][a-z0-9_-]{0,31}$"
 
 
 def _address(value: str) -> str:
-    if not _HOSTNAME.match(value):
+    if not _HOSTNAME.fullmatch(value):
         raise ValueError(f"{value!r} is not a host name or IP address")
+    # Hex digits, colons and dots pass the pattern; only real addresses may (`:::`, 1.2.3).
+    version = 6 if ":" in value else 4 if re.fullmatch(r"[0-9.]+", value) else None
+    if version is not None:
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            raise ValueError(
+                f"not a valid IPv{version} address (nor a host name); give the host's "
+                "address as ssh takes it, e.g. 192.0.2.10, 2001:db8::10 or gpu1.example.org"
+            ) from None
+    if len(value) > 253:
+        raise ValueError(f"{value[:40]!r}... is longer than a host name can be (253)")
     return value
 
 
 def _host_key(value: str) -> str:
-    value = " ".join(value.split()[:2])  # drop a trailing comment, as known_hosts does
-    if not _HOST_KEY.match(value):
+    key = " ".join(value.split()[:2])  # drop a trailing comment, as known_hosts does
+    if "\n" in value or "\r" in value or not _HOST_KEY.fullmatch(key):
         raise ValueError(
             "not an SSH host public key ('ssh-ed25519 AAAA...'); read it on the host with "
             "`cat /etc/ssh/ssh_host_ed25519_key.pub`, or with `ssh-keyscan -t ed25519 HOST` "
             "over a network you trust"
         )
-    return value
+    return key
 
 
 Address = Annotated[str, AfterValidator(_address)]
@@ -70,7 +84,9 @@ def _private_key(value: SecretStr | None) -> SecretStr | None:
     )
 
 
-PrivateKey = Annotated[SecretStr | None, AfterValidator(_private_key)]
+PrivateKey = Annotated[
+    SecretStr | None, AfterValidator(_private_key), from_file("~/.ssh/id_ed25519")
+]
 
 
 class ToolPin(ConfigModel):
@@ -168,7 +184,7 @@ class SshProxy(ConfigModel):
     """A bastion the connection goes through."""
 
     address: Address
-    port: int = Field(22, ge=1, le=65535)
+    port: StrictInt = Field(22, ge=1, le=65535)
     user: str = Field(pattern=_USER)
     privateKey: PrivateKey = None
     hostKey: HostKey | None = None
@@ -178,9 +194,9 @@ class SshHost(HostBase):
     """An existing GPU host."""
 
     target: Literal["ssh"]
-    gpus: int | None = Field(None, ge=1, le=64, description="GPUs on the host, when known")
+    gpus: StrictInt | None = Field(None, ge=1, le=64, description="GPUs on the host, when known")
     address: Address
-    port: int = Field(22, ge=1, le=65535)
+    port: StrictInt = Field(22, ge=1, le=65535)
     user: str = Field(pattern=_USER)
     privateKey: PrivateKey = Field(None, description="None: use the ssh-agent")
     hostKey: HostKey | None = Field(
@@ -205,7 +221,7 @@ class LocalHost(HostBase):
     """The machine running `pulumi up`; it is never rebooted by the program."""
 
     target: Literal["local"]
-    gpus: int | None = Field(None, ge=1, le=64, description="GPUs on the host, when known")
+    gpus: StrictInt | None = Field(None, ge=1, le=64, description="GPUs on the host, when known")
 
 
 HostConfig = Annotated[OciVmHost | SshHost | LocalHost, Field(discriminator="target")]

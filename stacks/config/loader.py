@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, get_args
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic.fields import FieldInfo
 
-from stacks.config.problems import Problem, problems_from
+from stacks.config.base import CREDENTIAL_FILE
+from stacks.config.problems import Problem, _unwrap, holds_credential, problems_from
 from stacks.config.stack import NAMESPACE, StackConfig
 from stacks.errors import GpuCiError
 
@@ -22,13 +24,15 @@ from stacks.errors import GpuCiError
 class ConfigError(GpuCiError):
     """The stack config has problems; the message lists every one by its key."""
 
-    def __init__(self, stack: str, problems: list[Problem]) -> None:
+    def __init__(self, stack: str, problems: list[Problem], *, late: bool = False) -> None:
         self.problems = problems
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
         lines = [f"stack {stack!r}: invalid {NAMESPACE} config ({count}):"]
         lines += [f"  - {p}" for p in problems]
+        # `late`: found while resources registered, by a rule no check before them ran.
+        done = "Resources registered before this was found may exist. " if late else ""
         lines.append(
-            f"Nothing was created. Fix each key in Pulumi.{stack}.yaml "
+            f"{done or 'Nothing was created. '}Fix each key in Pulumi.{stack}.yaml "
             "(or with `pulumi config set --path`) and run again."
         )
         super().__init__("\n".join(lines))
@@ -60,7 +64,13 @@ def raw_from_flat(flat: Mapping[str, Any], secret_keys: set[str] | frozenset[str
         key = key.removeprefix("config:")  # the legacy `ns:config:key` form
         if namespace == NAMESPACE and key:
             values[key] = _parse(value)
-    return RawConfig(values, frozenset(k for k in secret_keys if k.startswith(f"{NAMESPACE}:")))
+    prefix = f"{NAMESPACE}:"
+    secret = frozenset(
+        prefix + k.removeprefix(prefix).removeprefix("config:")  # the legacy form, too
+        for k in secret_keys
+        if k.startswith(prefix)
+    )
+    return RawConfig(values, secret)
 
 
 def runtime_raw_config() -> RawConfig:
@@ -73,13 +83,70 @@ def runtime_raw_config() -> RawConfig:
     return raw_from_flat(flat, secret)
 
 
-def _holds_secret(annotation: Any) -> bool:
-    """Whether a config field's type has a credential (`SecretStr`) anywhere inside."""
-    if annotation is SecretStr:
-        return True
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return any(_holds_secret(f.annotation) for f in annotation.model_fields.values())
-    return any(_holds_secret(a) for a in get_args(annotation))
+def _credentials_given(
+    annotation: Any, value: Any, path: str, field: FieldInfo | None = None
+) -> list[tuple[str, FieldInfo | None]]:
+    """The credential keys (`SecretStr` fields) that `value` sets, by full key.
+
+    Follows the value through models (every member of a union: the keys are the user's,
+    whichever member applies), lists and dicts. Any value at a credential key counts, of
+    whatever type; a model given as text sets none (it fails validation, unechoed).
+    """
+    if value is None or not holds_credential(annotation):
+        return []
+    types = _unwrap(annotation)
+    if SecretStr in types:
+        return [(path, field)]
+    found: list[tuple[str, FieldInfo | None]] = []
+    models = [t for t in types if isinstance(t, type) and issubclass(t, BaseModel)]
+    if models and isinstance(value, dict):
+        for key, item in value.items():
+            fields = [m.model_fields[key] for m in models if key in m.model_fields]
+            for sub in fields:
+                found += _credentials_given(sub.annotation, item, f"{path}.{key}", sub)
+    for container in types:
+        args = get_args(container)
+        if get_origin(container) is list and args and isinstance(value, list):
+            for index, item in enumerate(value):
+                found += _credentials_given(args[0], item, f"{path}[{index}]")
+        if get_origin(container) is dict and len(args) == 2 and isinstance(value, dict):
+            for key, item in value.items():
+                found += _credentials_given(args[1], item, f"{path}.{key}")
+    unique: dict[str, FieldInfo | None] = {}
+    for key_path, leaf in found:  # union members may share a field: one problem per key
+        unique.setdefault(key_path, leaf)
+    return list(unique.items())
+
+
+def _set_from(field: FieldInfo | None) -> str:
+    """How a credential is typed in: `< FILE` for a file (a PEM key), else `VALUE`."""
+    extra = field.json_schema_extra if field is not None else None
+    source = extra.get(CREDENTIAL_FILE) if isinstance(extra, dict) else None
+    return f"< {source}" if isinstance(source, str) else "VALUE"
+
+
+def _plain_credentials(raw: RawConfig) -> list[Problem]:
+    """Credentials given in plain config: refused, with the command that stores them.
+
+    Pulumi marks a whole top-level key secret when any path under it is set with
+    `--secret` (a stack file's nested `secure:` values; an ESC value Pulumi marks
+    secret), so a credential counts as secret when its top-level key is.
+    """
+    problems = []
+    for key in sorted(raw.values):
+        field = StackConfig.model_fields.get(key)
+        top = f"{NAMESPACE}:{key}"
+        if field is None or top in raw.secret_keys:
+            continue
+        for path, leaf in _credentials_given(field.annotation, raw.values[key], top, field):
+            problems.append(
+                Problem(
+                    path,
+                    "is a credential in plain text: set it with "
+                    f"`pulumi config set --secret --path {path} {_set_from(leaf)}`",
+                )
+            )
+    return problems
 
 
 def _misplaced_secrets(raw: RawConfig) -> list[Problem]:
@@ -93,7 +160,7 @@ def _misplaced_secrets(raw: RawConfig) -> list[Problem]:
     for full_key in sorted(raw.secret_keys):
         key = full_key.partition(":")[2]
         field = StackConfig.model_fields.get(key)
-        if field is not None and not _holds_secret(field.annotation):
+        if field is not None and not holds_credential(field.annotation):
             problems.append(
                 Problem(
                     full_key,
@@ -109,6 +176,7 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
     """Validate every key; raise one ConfigError listing all problems."""
     problems = _misplaced_secrets(raw)
     flagged = {p.key for p in problems}
+    problems += _plain_credentials(raw)
     try:
         config = StackConfig.model_validate(raw.values)
     except ValidationError as err:

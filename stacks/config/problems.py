@@ -7,19 +7,22 @@ misses of keys and enum values.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic_core import ErrorDetails
 
-from stacks.errors import did_you_mean
+from stacks.errors import GpuCiError, did_you_mean
 
+_T = TypeVar("_T")
 _MAX_VALUE = 60
+_INT_HINT = ": write the number itself, unquoted (true, false and text are no numbers)"
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,24 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.key}: {self.message}"
+
+
+class KeyedError(ValueError):
+    """A rule across keys, raised in one key's validator, reported at the key to fix.
+
+    `key` is relative to the namespace (`host.address`); `given` is the value there.
+    """
+
+    def __init__(self, key: str, message: str, given: Any = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
+        self.given = given
+
+
+def _top(key: str) -> str:
+    """The top-level key (`gpu-ci:runner`) of a full key (`gpu-ci:runner.labels[0]`)."""
+    return key.split(".", 1)[0].split("[", 1)[0]
 
 
 def _unwrap(annotation: Any) -> list[Any]:
@@ -61,6 +82,8 @@ def _union_tags(annotation: Any, tag_field: str) -> list[str]:
     """The values a discriminated union's `tag_field` may take, in member order."""
     tags: list[str] = []
     for member in _unwrap(annotation):
+        if get_origin(member) is list and get_args(member):  # a list of tagged members
+            tags += _union_tags(get_args(member)[0], tag_field)
         if isinstance(member, type) and issubclass(member, BaseModel):
             field = member.model_fields.get(tag_field)
             if field is not None and get_origin(field.annotation) is Literal:
@@ -114,11 +137,27 @@ def _walk(root: type[BaseModel], namespace: str, loc: Iterable[int | str]) -> _W
     return _Walk(path or namespace, owner, annotation)
 
 
+def holds_credential(annotation: Any) -> bool:
+    """Whether a config type has a credential (`SecretStr`) anywhere inside.
+
+    The one rule for what is a credential: a field typed `SecretStr`, and every key that
+    holds one (its model, a list or union of such models). Such values are never echoed.
+    """
+    if annotation is SecretStr:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return any(holds_credential(f.annotation) for f in annotation.model_fields.values())
+    return any(holds_credential(a) for a in get_args(annotation))
+
+
 def _given(value: Any) -> str:
     if "PRIVATE KEY" in str(value):
         return "[private key, not shown]"
     text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+    if len(text) <= _MAX_VALUE:
+        return text
+    # Keep the end in sight: a stray trailing newline or space is often the problem.
+    return text[: _MAX_VALUE - 18] + "..." + text[-15:]
 
 
 def _literal_choices(annotation: Any) -> list[str]:
@@ -133,8 +172,9 @@ def describe(
     kind = err["type"]
     walk = _walk(root, namespace, loc)
     top = f"{namespace}:{loc[0]}" if loc else namespace
-    # A credential field never echoes its value, even if it was not stored as a secret.
-    secret = top in secret_keys or SecretStr in _unwrap(walk.annotation)
+    # A value under a credential-bearing key is never echoed, whatever its shape (a wrong
+    # type, a whole model given as text), even if it was not stored as a secret.
+    secret = top in secret_keys or holds_credential(walk.annotation)
     if kind == "extra_forbidden":
         allowed = list(walk.model.model_fields) if walk.model is not None else []
         guess = did_you_mean(str(loc[-1]), allowed)
@@ -151,8 +191,11 @@ def describe(
         given_tag = str(err["ctx"]["tag"]) if "ctx" in err else ""
         guess = did_you_mean(given_tag, tags)
         hint = f" (did you mean {guess!r}?)" if guess else ""
-        return Problem(f"{walk.path}.{tag_field}", f"{one_of}{hint} [given: {given_tag!r}]")
+        shown = "[secret]" if top in secret_keys else repr(given_tag)
+        return Problem(f"{walk.path}.{tag_field}", f"{one_of}{hint} [given: {shown}]")
     message = err["msg"].removeprefix("Value error, ")
+    if kind == "int_type":  # config ints are strict: JSON true or "2" is no number
+        message += _INT_HINT
     if kind == "literal_error":
         choices = _literal_choices(walk.annotation)
         guess = did_you_mean(str(err["input"]), choices)
@@ -171,6 +214,83 @@ def problems_from(
     """All problems of a failed validation, sorted by key, duplicates removed."""
     seen: dict[str, Problem] = {}
     for err in error.errors(include_url=False):
-        problem = describe(err, root, namespace, secret_keys)
+        problem = _keyed(err, namespace, secret_keys) or describe(err, root, namespace, secret_keys)
         seen.setdefault(str(problem), problem)
     return sorted(seen.values(), key=lambda p: p.key)
+
+
+def _keyed(err: ErrorDetails, namespace: str, secret_keys: set[str]) -> Problem | None:
+    """A KeyedError's problem, at the key it names (None for any other error)."""
+    cause = err.get("ctx", {}).get("error")
+    if not isinstance(cause, KeyedError):
+        return None
+    key = f"{namespace}:{cause.key}"
+    if cause.given is None:
+        return Problem(key, cause.message)
+    shown = "[secret]" if _top(key) in secret_keys else _given(cause.given)
+    return Problem(key, f"{cause.message} [given: {shown}]")
+
+
+@dataclass(frozen=True)
+class ParamKeys:
+    """Where a part of the stack's parameter models (components/host/params.py) come from.
+
+    The models are built from the validated config before anything registers; a value
+    they refuse is reported at the config key it came from. `fields` maps `Model.field`,
+    or a bare `field` (any model), to that full key (`gpu-ci:runner.group`); anything
+    else is reported at `default`. `hints` add, by the same names, how to fix it.
+    """
+
+    default: str
+    fields: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    hints: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def lookup(self, model: str, name: str) -> tuple[str, str | None]:
+        key = self.fields.get(f"{model}.{name}") or self.fields.get(name) or self.default
+        return key, self.hints.get(f"{model}.{name}") or self.hints.get(name)
+
+
+def param_problems(
+    error: ValidationError, keys: ParamKeys, secret_keys: Iterable[str]
+) -> list[Problem]:
+    """A parameter model's validation error as problems at the config keys it came from."""
+    secret = set(secret_keys)
+    seen: dict[str, Problem] = {}
+    for err in error.errors(include_url=False):
+        loc = err["loc"]
+        key, hint = keys.lookup(error.title, str(loc[0]) if loc else "")
+        key += "".join(f"[{part}]" for part in loc[1:] if isinstance(part, int))
+        message = err["msg"].removeprefix("Value error, ")
+        if hint:
+            message = f"{message}; {hint}"
+        given = err.get("input")
+        shown_already = isinstance(given, str) and given in message  # a name it quotes
+        if loc and given is not None and err["type"] != "missing" and not shown_already:
+            shown = "[secret]" if _top(key) in secret else _given(given)
+            message = f"{message} [given: {shown}]"
+        problem = Problem(key, message)
+        seen.setdefault(str(problem), problem)
+    return sorted(seen.values(), key=lambda p: p.key)
+
+
+class ParamCheck:
+    """Builds parameter models from the validated config, collecting what they refuse.
+
+    Each `build` runs one constructor; a refusal becomes problems at the config keys of
+    `keys` and the build returns None, so every part is checked in one pass.
+    """
+
+    def __init__(self, secret_keys: Iterable[str] = ()) -> None:
+        self.secret_keys = frozenset(secret_keys)
+        self.problems: list[Problem] = []
+
+    def build(
+        self, keys: ParamKeys, make: Callable[..., _T], *args: Any, **kwargs: Any
+    ) -> _T | None:
+        try:
+            return make(*args, **kwargs)
+        except ValidationError as err:
+            self.problems += param_problems(err, keys, self.secret_keys)
+        except (GpuCiError, ValueError) as err:  # a rule outside a model (kind layouts)
+            self.problems.append(Problem(keys.default, str(err)))
+        return None

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationInfo, field_validator
+from pydantic import Field, SecretStr, StrictInt, ValidationInfo, field_validator
 
-from stacks.config.base import ConfigModel, GithubUrl
+from components.host.params import check_runner_group, check_runner_labels
+from stacks.config.base import CREDENTIAL_FILE, ConfigModel, GithubUrl
 
 # A GitHub runner label (also an ARC scale set name, which is its label).
 RUNNER_LABEL = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
@@ -23,11 +24,12 @@ RunnerScope = Literal["repository", "organization", "enterprise"]
 class GithubAppConfig(ConfigModel):
     """The GitHub App installed on the repository, organization or enterprise."""
 
-    appId: int = Field(ge=1)
-    installationId: int = Field(ge=1)
+    appId: StrictInt = Field(ge=1)
+    installationId: StrictInt = Field(ge=1)
     privateKey: SecretStr = Field(
         description="the App's PEM key: pulumi config set --secret --path "
-        "gpu-ci:runner.githubApp.privateKey < app.private-key.pem"
+        "gpu-ci:runner.githubApp.privateKey < key.pem",
+        json_schema_extra={CREDENTIAL_FILE: "key.pem"},
     )
 
     @field_validator("privateKey")
@@ -63,12 +65,29 @@ class RunnerConfig(ConfigModel):
             return None
         if not labels:
             raise ValueError("an empty list; omit labels to derive them from the shape")
-        bad = [label for label in labels if not re.match(RUNNER_LABEL, label)]
+        check_runner_labels(labels)  # the runner step's rule (count, characters)
+        bad = [label for label in labels if not re.fullmatch(RUNNER_LABEL, label)]
         if bad:
             raise ValueError(f"labels may hold letters, digits, '.', '_' and '-': {bad}")
         if len(set(labels)) != len(labels):
             raise ValueError(f"{labels} lists a label twice")
         return labels
+
+    @field_validator("group")
+    @classmethod
+    def _group_text(cls, group: str) -> str:
+        return check_runner_group(group)  # the runner step's rule, checked before anything
+
+    @field_validator("url")
+    @classmethod
+    def _names_an_enterprise(cls, url: str) -> str:
+        if url.removeprefix("https://github.com/") == "enterprises":
+            raise ValueError(
+                "https://github.com/enterprises names no enterprise: use "
+                "https://github.com/enterprises/NAME (the enterprise's slug), or "
+                "https://github.com/ORG for an organization"
+            )
+        return url
 
     @property
     def scope(self) -> RunnerScope:

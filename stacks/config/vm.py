@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from typing import Annotated, Self
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StrictInt,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from components.host.params import check_ssh_public_key
 from stacks.config.base import ConfigModel, Ocid
@@ -26,7 +33,7 @@ def _availability_domain(value: str | int) -> str | int:
         if value < 0:
             raise ValueError(f"index {value} is negative; use 0 for the region's first AD")
         return value
-    if not AD_NAME.match(value):
+    if not AD_NAME.fullmatch(value):
         raise ValueError(
             f"{value!r} is neither an index (0, 1, 2) nor an availability domain name "
             "like 'Uocm:PHX-AD-1'"
@@ -34,17 +41,17 @@ def _availability_domain(value: str | int) -> str | int:
     return value
 
 
-AvailabilityDomain = Annotated[int | str, AfterValidator(_availability_domain)]
+AvailabilityDomain = Annotated[StrictInt | str, AfterValidator(_availability_domain)]
 
 
 def _public_key(value: str) -> str:
-    value = value.strip()
+    value = value.strip(" \t")  # a line break is no padding: it is refused below
     if "PRIVATE KEY" in value:
         raise ValueError(
             "this is a PRIVATE key; list public keys here (the .pub file) and never put a "
             "private key in plain config"
         )
-    if not _SSH_KEY.match(value):
+    if not _SSH_KEY.fullmatch(value):
         raise ValueError("not an OpenSSH public key ('ssh-ed25519 AAAA... comment')")
     # The rule the authorized-keys host step applies, checked here, before anything
     # registers: the body decodes to a key of the type it names.
@@ -82,12 +89,12 @@ class VmCapacityConfig(ConfigModel):
 
     allowUnlistedShape: bool = False
     shape: str = "VM.GPU.A10.1"
-    count: int = Field(default=1, ge=1, le=100)
+    count: StrictInt = Field(default=1, ge=1, le=100)
     availabilityDomains: list[AvailabilityDomain] = Field(
         default_factory=lambda: list[int | str]([0]), min_length=1
     )
     image: ImageConfig = Field(default_factory=ImageConfig)
-    bootVolumeSizeGbs: int = Field(default=512, ge=50, le=32768)
+    bootVolumeSizeGbs: StrictInt = Field(default=512, ge=50, le=32768)
     assignPublicIp: bool = True
     sshAuthorizedKeys: list[SshPublicKey] = Field(default_factory=list)
 
@@ -96,7 +103,7 @@ class VmCapacityConfig(ConfigModel):
     def _known_shape(cls, shape: str, info: ValidationInfo) -> str:
         if shape in GPU_SHAPES:
             return shape
-        if info.data.get("allowUnlistedShape") and SHAPE_NAME.match(shape):
+        if info.data.get("allowUnlistedShape") and SHAPE_NAME.fullmatch(shape):
             return shape
         guess = did_you_mean(shape, GPU_SHAPES)
         hint = f" (did you mean {guess!r}?)" if guess else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import re
@@ -89,6 +90,26 @@ def arc_stack(*scale_sets: dict[str, Any], **arc: Any) -> dict[str, Any]:
         "gpu-ci:owner": "test-team",
         "gpu-ci:arc": {k: v for k, v in block.items() if v is not None},
     }
+
+
+CREDENTIAL_KEYS = ("privateKey", "kubeconfig", "ociCredentials")
+"""The keys of this project's test configs that hold credentials (every leaf under them)."""
+
+
+def secured(value: Any) -> Any:
+    """`value` as a stack file holds it once each credential was set with
+    `pulumi config set --secret --path`: `{secure: CIPHERTEXT}` in place of the text."""
+    if isinstance(value, dict):
+        return {k: _secure(v) if k in CREDENTIAL_KEYS else secured(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [secured(v) for v in value]
+    return value
+
+
+def _secure(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _secure(v) for k, v in value.items()}
+    return {"secure": "v1:" + base64.b64encode(str(value).encode()).decode()}
 
 
 def oke(**overrides: Any) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from tests.arc.arc_helpers import (
     launcher,
     release,
     run_arc,
+    secured,
 )
 from tests.stacks.stack_helpers import children_of
 
@@ -201,7 +202,7 @@ def test_cluster_stack_reads_another_stack_of_the_project(tmp_path: Path) -> Non
     for name in ("Pulumi.yaml", "Pulumi.gpu-dev.yaml"):
         (tmp_path / name).write_text((REPO / name).read_text())
     values = arc_stack(launcher(), gpu_pod(), cluster={"clusterStack": "gpu-dev"})
-    config = {"config": {k: v for k, v in values.items()}}
+    config = {"config": secured(values)}  # credentials set with --secret
     (tmp_path / "Pulumi.arc-on-kind.yaml").write_text(json.dumps(config))
     run = plan_run("arc-on-kind", tmp_path)
     reference = run.one("pulumi:pulumi:StackReference")

@@ -22,7 +22,7 @@ from stacks.fakes import FakeCloud, StackExports
 from stacks.mocks import ProgramRun, Registration, reveal, run_program
 from stacks.plan import REPO, plan_run
 from stacks.program import main
-from tests.arc.arc_helpers import RELEASE, arc_stack, gpu_pod, launcher, release
+from tests.arc.arc_helpers import RELEASE, arc_stack, gpu_pod, launcher, release, secured
 from tests.stacks.stack_helpers import flat
 
 REFERENCE = "gpu-ci:cluster:ClusterReference"
@@ -48,7 +48,7 @@ def project(tmp: Path, stacks: dict[str, dict[str, Any] | str]) -> Path:
         text = (
             (REPO / f"Pulumi.{source}.yaml").read_text()
             if isinstance(source, str)
-            else json.dumps({"config": source})
+            else json.dumps({"config": secured(source)})  # credentials set with --secret
         )
         (tmp / f"Pulumi.{name}.yaml").write_text(text)
     return tmp
