@@ -11,10 +11,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.host.chain import PlannedStep
-from components.host.params import Step
-from components.nvkind_cluster import NvkindCluster, NvkindClusterArgs
+from components.host.params import (
+    ClusterKubeconfigParams,
+    ClusterReadyParams,
+    NvkindClusterDeleteParams,
+    NvkindClusterParams,
+    Step,
+)
+from components.host.render import render_script
+from components.nvkind_cluster import NvkindCluster, NvkindClusterArgs, cluster_params
 from stacks.config import StackConfig
+from stacks.config.problems import ParamCheck
 from stacks.facts import stack_facts
+from stacks.graph import CLUSTER_KEYS
 from stacks.host_layer import Machine
 from stacks.outputs import ClusterOutputs
 
@@ -25,6 +34,33 @@ def cluster_tool_pins(steps: list[PlannedStep]) -> dict[str, str]:
     tools = next((s for s in steps if s.name == str(Step.TOOLS)), None)
     versions = tools.versions if tools is not None else {}
     return {k: versions[k] for k in ("kind", "nvkind") if k in versions}
+
+
+@dataclass(frozen=True)
+class PreparedCluster:
+    """The cluster's host-step parameters, built and rendered before anything registers."""
+
+    params: NvkindClusterParams
+
+
+def _cluster_steps(cfg: StackConfig, gpu_count: int | None) -> PreparedCluster:
+    """What NvkindCluster registers with: the create, kubeconfig, ready and delete steps."""
+    assert cfg.cluster is not None
+    params = cluster_params(cfg.cluster, gpu_count)  # the kind config: GPU layout, mounts
+    render_script(Step.NVKIND_CLUSTER, params)
+    render_script(Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(params))
+    render_script(Step.CLUSTER_KUBECONFIG, ClusterKubeconfigParams.for_cluster(params))
+    ready = ClusterReadyParams.for_cluster(params, expected_gpus=gpu_count or 1)
+    render_script(Step.CLUSTER_READY, ready)
+    return PreparedCluster(params)
+
+
+def prepare_cluster(
+    cfg: StackConfig, gpu_count: int | None, check: ParamCheck
+) -> PreparedCluster | None:
+    """The cluster's steps for a host with `gpu_count` GPUs; None (problems in `check`)
+    if a parameter model refuses what the config gives."""
+    return check.build(CLUSTER_KEYS, _cluster_steps, cfg, gpu_count)
 
 
 @dataclass(frozen=True)

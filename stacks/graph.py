@@ -1,7 +1,10 @@
 """The one function that turns a validated config into the stack's resource graph.
 
 Each layer is a component; edges between layers are explicit `depends_on`. `__main__.py`
-and the offline plan both call `build_graph`, so the plan is the program.
+and the offline plan both call `build_graph`, so the plan is the program. It runs `prepare`
+first: every parameter model a layer registers with (the recipe, each host step, each
+runner, the cluster's steps) is built from the validated config, so whatever one refuses
+is one ConfigError at its config key, and nothing has registered yet.
 """
 
 from __future__ import annotations
@@ -9,14 +12,76 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from stacks.config import StackConfig
-from stacks.config.stack import ARC_CLUSTER_STACK, PLATFORM_CLUSTER_STACK
+from pydantic import ValidationError
+
+from stacks.config import ConfigError, StackConfig
+from stacks.config.problems import ParamCheck, ParamKeys, Problem, param_problems
+from stacks.config.stack import ARC_CLUSTER_STACK, NAMESPACE, PLATFORM_CLUSTER_STACK
 
 if TYPE_CHECKING:  # pulumi-kubernetes loads only when a stack reads a cluster
     from components.cluster_reference import ClusterReference
+    from stacks.cluster_layer import PreparedCluster
+    from stacks.host_layer import PreparedHosts
+    from stacks.platform_layer import PreparedPlatform
 
 REFERENCE_NAMES = {PLATFORM_CLUSTER_STACK: "cluster", ARC_CLUSTER_STACK: "arc-cluster"}
 """The name of the reference a key's stack gets when another stack already has `cluster`."""
+
+# Where the fields of the host-step models (components/host/params.py) come from in the
+# config: what `prepare` (and the program's last resort) reports a refused value at.
+_VERSIONS = f"{NAMESPACE}:host.versions"
+HOST_KEYS = ParamKeys(
+    f"{NAMESPACE}:host",
+    {
+        "driver_package": f"{_VERSIONS}.driverBranch",
+        "docker_user": f"{NAMESPACE}:host.dockerUser",
+        "toolkit_version": f"{_VERSIONS}.toolkit",
+        "cdi_enabled": f"{NAMESPACE}:host.cdi",
+        "reboot": f"{NAMESPACE}:host.reboot",
+        **{f"{tool}_url": f"{_VERSIONS}.{tool}" for tool in ("kind", "kubectl", "helm")},
+        **{f"{tool}_sha256": f"{_VERSIONS}.{tool}.sha256" for tool in ("kind", "kubectl", "helm")},
+        "helm_archive_member": f"{NAMESPACE}:host.arch",
+        "nvkind_url": f"{_VERSIONS}.nvkind.binaryUrl",
+        "nvkind_sha256": f"{_VERSIONS}.nvkind.binarySha256",
+        "nvkind_commit": f"{_VERSIONS}.nvkind.commit",
+        "ToolsParams.": f"{_VERSIONS}.nvkind",
+        "expected_gpus": f"{NAMESPACE}:host.gpus",
+    },
+)
+AUTHORIZED_KEYS = ParamKeys(
+    f"{NAMESPACE}:vm.sshAuthorizedKeys",
+    {"user": f"{NAMESPACE}:host.user", "keys": f"{NAMESPACE}:vm.sshAuthorizedKeys"},
+)
+RUNNER_KEYS = ParamKeys(
+    f"{NAMESPACE}:runner",
+    {
+        "github_url": f"{NAMESPACE}:runner.url",
+        "github_scope": f"{NAMESPACE}:runner.url",
+        "app_id": f"{NAMESPACE}:runner.githubApp.appId",
+        "installation_id": f"{NAMESPACE}:runner.githubApp.installationId",
+        "runner_labels": f"{NAMESPACE}:runner.labels",
+        "runner_group": f"{NAMESPACE}:runner.group",
+        "ephemeral": f"{NAMESPACE}:runner.ephemeral",
+    },
+)
+CLUSTER_KEYS = ParamKeys(
+    f"{NAMESPACE}:cluster",
+    {
+        "cluster_name": f"{NAMESPACE}:cluster.name",
+        "node_image": f"{NAMESPACE}:cluster.nodeImage",
+        "api_server_port": f"{NAMESPACE}:cluster.apiServerPort",
+        "expected_gpus": f"{NAMESPACE}:host.gpus",
+    },
+)
+_MODELS = (
+    (HOST_KEYS, "CloudInit NvidiaDriver Docker ContainerToolkit ToolkitConfig Inotify"),
+    (HOST_KEYS, "Tools Verify"),
+    (AUTHORIZED_KEYS, "AuthorizedKeys"),
+    (RUNNER_KEYS, "GithubAppKey GithubApp GithubRunner GithubRunnerRemove"),
+    (CLUSTER_KEYS, "NvkindCluster NvkindClusterDelete ClusterKubeconfig ClusterReady"),
+)
+MODEL_KEYS = {f"{name}Params": keys for keys, names in _MODELS for name in names.split()}
+"""The config part each parameter model is built from, by model name."""
 
 
 @dataclass(frozen=True)
@@ -84,15 +149,65 @@ class ClusterReferences:
         return self._made[stack]
 
 
-def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
-    """Register every layer the config asks for; return their typed outputs."""
-    outputs = StackOutputs()
-    references = ClusterReferences(cfg)
+@dataclass(frozen=True)
+class PreparedStack:
+    """Every parameter model the layers register with, built from the validated config."""
+
+    platform: PreparedPlatform | None = None
+    hosts: PreparedHosts | None = None
+    cluster: PreparedCluster | None = None
+
+
+def prepare(
+    cfg: StackConfig, ctx: StackContext, secret_keys: frozenset[str] = frozenset()
+) -> PreparedStack:
+    """Build what every layer needs, registering nothing: the recipe, each host's steps,
+    each runner's and the cluster's parameters. Whatever a parameter model refuses is one
+    ConfigError naming the config key it came from, before the first resource exists."""
     platform = None
-    if cfg.platform is not None:  # resolved before anything registers: errors stop early
+    if cfg.platform is not None:  # the recipe first: its errors name gpu-ci:platform
         from stacks.platform_layer import prepare_platform  # noqa: PLC0415
 
         platform = prepare_platform(cfg)
+    check = ParamCheck(secret_keys)
+    hosts = cluster = None
+    if cfg.host is not None:
+        from stacks.host_layer import host_gpus, prepare_hosts  # noqa: PLC0415
+
+        hosts = prepare_hosts(cfg, ctx, check)
+        if cfg.cluster is not None:
+            from stacks.cluster_layer import prepare_cluster  # noqa: PLC0415
+
+            cluster = prepare_cluster(cfg, host_gpus(cfg), check)
+    if check.problems:
+        raise ConfigError(ctx.stack, sorted(check.problems, key=lambda p: p.key))
+    return PreparedStack(platform, hosts, cluster)
+
+
+def unprepared_problems(error: ValidationError, secret_keys: frozenset[str]) -> list[Problem]:
+    """A parameter model's refusal that `prepare` did not see, at the config part its
+    model is built from (the program's last resort: no traceback, ever)."""
+    keys = MODEL_KEYS.get(error.title)
+    if keys is not None:
+        return param_problems(error, keys, secret_keys)
+    return [
+        Problem(
+            NAMESPACE,
+            f"{error.title}.{'.'.join(str(part) for part in e['loc'])}: "
+            + e["msg"].removeprefix("Value error, "),
+        )
+        for e in error.errors(include_url=False)
+    ]
+
+
+def build_graph(
+    cfg: StackConfig, ctx: StackContext, *, secret_keys: frozenset[str] = frozenset()
+) -> StackOutputs:
+    """Register every layer the config asks for; return their typed outputs."""
+    outputs = StackOutputs()
+    references = ClusterReferences(cfg)
+    prepared = prepare(cfg, ctx, secret_keys)  # every check, before anything registers
+    platform = prepared.platform
     capacity = None
     if cfg.capacity == "vm":
         capacity = _vm_capacity(cfg, ctx)
@@ -105,7 +220,8 @@ def build_graph(cfg: StackConfig, ctx: StackContext) -> StackOutputs:
     if cfg.host is not None:
         from stacks.host_layer import build_host_layer  # noqa: PLC0415
 
-        hosts = build_host_layer(cfg, ctx, capacity)
+        assert prepared.hosts is not None
+        hosts = build_host_layer(cfg, ctx, capacity, prepared.hosts)
         outputs.layers["host"] = hosts.outputs
         if cfg.cluster is not None:
             from stacks.cluster_layer import build_cluster_layer  # noqa: PLC0415

@@ -3,6 +3,8 @@
 `oci-vm` bootstraps every VM of the capacity layer (each host depends on its VM); `ssh`
 and `local` bootstrap one machine. Compatibility warnings (combinations the model has no
 data about) are logged here; known-bad combinations already failed config validation.
+`prepare_hosts` builds every step and runner beforehand (`stacks.graph.prepare`); the layer
+registers exactly those.
 """
 
 from __future__ import annotations
@@ -12,16 +14,26 @@ from typing import Any
 
 import pulumi
 
-from components.github_runner import GithubRunner, GithubRunnerArgs
+from components.github_runner import GithubRunner, GithubRunnerArgs, runner_steps
 from components.gpu_host import GpuHost, GpuHostArgs
-from components.host.chain import authorized_keys_step, bootstrap_steps, host_pins
+from components.host.chain import PlannedStep, authorized_keys_step, bootstrap_steps, host_pins
 from components.host.compat import check
 from components.host.connection import ssh_connection, ssh_proxy
-from components.host.params import GithubAppKeyParams, GithubRunnerParams, shape_runner_label
+from components.host.params import (
+    RUNNER_NAME_MAX,
+    GithubAppKeyParams,
+    GithubRunnerParams,
+    GithubRunnerRemoveParams,
+    Step,
+    shape_runner_label,
+)
+from components.host.render import render_script
 from stacks.config import StackConfig
-from stacks.config.host import HostConfig, LocalHost, OciVmHost, SshHost, combination
+from stacks.config.host import HostConfig, OciVmHost, SshHost, combination
+from stacks.config.problems import ParamCheck, ParamKeys
 from stacks.config.runner import RunnerConfig
-from stacks.graph import StackContext
+from stacks.config.stack import NAMESPACE
+from stacks.graph import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS, StackContext
 from stacks.outputs import host_outputs
 from stacks.shapes import GPU_SHAPES
 
@@ -44,64 +56,94 @@ class HostLayer:
     machines: list[Machine]
 
 
-def build_host_layer(cfg: StackConfig, ctx: StackContext, capacity: Any) -> HostLayer:
+@dataclass(frozen=True)
+class PreparedHosts:
+    """Every host's steps and runner, built from the config before anything registers."""
+
+    steps: list[PlannedStep]
+    access_step: PlannedStep | None
+    names: list[tuple[str, str]]
+    """Per machine: its resource name (`host-0`) and its runner's name."""
+    runners: list[GithubRunnerParams]
+    """Per machine, when the stack registers runners; else empty."""
+    key: GithubAppKeyParams
+    gpus: int | None
+
+
+def host_gpus(cfg: StackConfig) -> int | None:
+    """GPUs on each host: from the VM shape, or `gpu-ci:host.gpus`; None when unknown."""
     host = cfg.host
     assert host is not None
-    _warn_unknown_combination(host)
-    machines: list[tuple[str, GpuHostArgs, str]] = []  # (name, args, runner name)
-    gpus: int | None = None if isinstance(host, OciVmHost) else host.gpus
     if isinstance(host, OciVmHost):
-        assert cfg.vm is not None and capacity is not None  # guaranteed by validation
-        shape = GPU_SHAPES.get(cfg.vm.shape)
-        gpus = shape.gpuCount if shape else None
-        steps = bootstrap_steps(host, expected_gpus=gpus or 0)
-        access = authorized_keys_step(host.user, list(cfg.vm.sshAuthorizedKeys))
-        for index, instance in enumerate(capacity.instances):
-            address = instance.public_ip if cfg.vm.assignPublicIp else instance.private_ip
-            args = GpuHostArgs(
-                connection=ssh_connection(
-                    address=address, user=host.user, private_key=host.privateKey
-                ),
-                ssh_address=address,
-                identity=instance.instance_id,
-                steps=steps,
-                access_step=access,
-                depends_on=[instance],
-            )
-            machines.append((f"host-{index}", args, f"{ctx.project}-{ctx.stack}-gpu-{index}"))
-    elif isinstance(host, SshHost):
-        machines.append(("host", _ssh_host_args(host), f"{ctx.project}-{ctx.stack}-host"))
-    else:
-        machines.append(("host", _local_host_args(host), ""))
-    hosts = [GpuHost(name, args) for name, args, _ in machines]
-    runners = []
+        shape = GPU_SHAPES.get(cfg.vm.shape) if cfg.vm is not None else None
+        return shape.gpuCount if shape else None
+    return host.gpus
+
+
+def machine_names(cfg: StackConfig, ctx: StackContext) -> list[tuple[str, str]]:
+    """(resource name, runner name) of each machine the host layer bootstraps."""
+    host = cfg.host
+    assert host is not None
+    if isinstance(host, OciVmHost):
+        assert cfg.vm is not None  # guaranteed by validation
+        base = f"{ctx.project}-{ctx.stack}-gpu-"
+        return [(f"host-{index}", f"{base}{index}") for index in range(cfg.vm.count)]
+    if isinstance(host, SshHost):
+        return [("host", f"{ctx.project}-{ctx.stack}-host")]
+    return [("host", "")]
+
+
+def prepare_hosts(cfg: StackConfig, ctx: StackContext, check: ParamCheck) -> PreparedHosts | None:
+    """Each host step's and runner's parameters, rendered; None if any was refused (the
+    problems are in `check`, at the keys they came from)."""
+    host = cfg.host
+    assert host is not None
+    before = len(check.problems)
+    steps = check.build(HOST_KEYS, bootstrap_steps, host, expected_gpus=host_gpus(cfg) or 0)
+    access = None
+    if isinstance(host, OciVmHost):
+        assert cfg.vm is not None
+        keys = list(cfg.vm.sshAuthorizedKeys)
+        access = check.build(AUTHORIZED_KEYS, authorized_keys_step, host.user, keys)
+    names = machine_names(cfg, ctx)
+    key = GithubAppKeyParams()
+    runners: list[GithubRunnerParams] = []
     if cfg.runner is not None:
-        # Validation makes labels explicit for every host that is not a VM of this stack.
-        labels = cfg.runner.labels or [shape_runner_label(cfg.vm.shape if cfg.vm else "")]
-        for (name, args, runner_name), gpu_host in zip(machines, hosts, strict=True):
-            runners.append(_runner(cfg.runner, host, name, args, runner_name, labels, gpu_host))
-    return HostLayer(
-        host_outputs(host=host, hosts=hosts, runners=runners),
-        [
-            Machine(gpu_host, args, _api_address(args, host), gpus)
-            for (_, args, _), gpu_host in zip(machines, hosts, strict=True)
-        ],
+        keys_of = _runner_keys(cfg, ctx)
+        for _, runner_name in names:
+            params = check.build(keys_of, _runner_params, cfg, runner_name)
+            if params is None:
+                break  # the next names are longer still: one problem says it
+            runners.append(params)
+    if steps is None or len(check.problems) > before:
+        return None
+    return PreparedHosts(steps, access, names, runners, key, host_gpus(cfg))
+
+
+def _runner_keys(cfg: StackConfig, ctx: StackContext) -> ParamKeys:
+    """RUNNER_KEYS, with how to fix a runner name (it is made of the project and stack)."""
+    longest = max(len(runner_name) for _, runner_name in machine_names(cfg, ctx))
+    room = max(RUNNER_NAME_MAX - (longest - len(ctx.stack)), 1)
+    suffix = "-gpu-N" if isinstance(cfg.host, OciVmHost) else "-host"
+    labels = RUNNER_KEYS.fields["runner_labels"]
+    if cfg.runner is not None and cfg.runner.labels is None:
+        labels = f"{NAMESPACE}:vm.shape"  # the default label derives from it
+    return ParamKeys(
+        RUNNER_KEYS.default,
+        {**RUNNER_KEYS.fields, "runner_labels": labels},
+        {
+            "runner_name": f"runners are named {ctx.project}-<stack>{suffix} after the "
+            f"Pulumi project and stack: use a stack name of at most {room} characters"
+        },
     )
 
 
-def _api_address(args: GpuHostArgs, host: HostConfig) -> Any:
-    return "127.0.0.1" if host.target == "local" else args.ssh_address
-
-
-def _runner(
-    runner: RunnerConfig,
-    host: HostConfig,
-    name: str,
-    args: GpuHostArgs,
-    runner_name: str,
-    labels: list[str],
-    gpu_host: GpuHost,
-) -> GithubRunner:
+def _runner_params(cfg: StackConfig, runner_name: str) -> GithubRunnerParams:
+    """One machine's runner, with its removal and its rendered steps checked too."""
+    runner, host = cfg.runner, cfg.host
+    assert runner is not None and host is not None
+    # Validation makes labels explicit for every host that is not a VM of this stack.
+    labels = runner.labels or [shape_runner_label(cfg.vm.shape if cfg.vm else "")]
     params = GithubRunnerParams.from_pins(
         host_pins(host.versions, host.arch),
         host.arch,
@@ -113,20 +155,83 @@ def _runner(
         runner_group=runner.group,
         ephemeral=runner.ephemeral,
     )
+    runner_steps(params, GithubAppKeyParams())  # both scripts render
+    render_script(Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams.for_runner(params))
+    return params
+
+
+def build_host_layer(
+    cfg: StackConfig, ctx: StackContext, capacity: Any, prepared: PreparedHosts
+) -> HostLayer:
+    host = cfg.host
+    assert host is not None
+    _warn_unknown_combination(host)
+    names = [name for name, _ in prepared.names]
+    machines: list[GpuHostArgs] = []  # one per name
+    gpus = prepared.gpus
+    steps, access = prepared.steps, prepared.access_step
+    if isinstance(host, OciVmHost):
+        assert cfg.vm is not None and capacity is not None  # guaranteed by validation
+        assert len(capacity.instances) == len(prepared.names)
+        for instance in capacity.instances:
+            address = instance.public_ip if cfg.vm.assignPublicIp else instance.private_ip
+            args = GpuHostArgs(
+                connection=ssh_connection(
+                    address=address, user=host.user, private_key=host.privateKey
+                ),
+                ssh_address=address,
+                identity=instance.instance_id,
+                steps=steps,
+                access_step=access,
+                depends_on=[instance],
+            )
+            machines.append(args)
+    elif isinstance(host, SshHost):
+        machines.append(_ssh_host_args(host, steps))
+    else:
+        machines.append(_local_host_args(steps))
+    hosts = [GpuHost(name, args) for name, args in zip(names, machines, strict=True)]
+    runners = []
+    if cfg.runner is not None:
+        for name, args, gpu_host, params in zip(
+            names, machines, hosts, prepared.runners, strict=True
+        ):
+            runners.append(_runner(cfg.runner, name, args, params, prepared.key, gpu_host))
+    return HostLayer(
+        host_outputs(host=host, hosts=hosts, runners=runners),
+        [
+            Machine(gpu_host, args, _api_address(args, host), gpus)
+            for args, gpu_host in zip(machines, hosts, strict=True)
+        ],
+    )
+
+
+def _api_address(args: GpuHostArgs, host: HostConfig) -> Any:
+    return "127.0.0.1" if host.target == "local" else args.ssh_address
+
+
+def _runner(
+    runner: RunnerConfig,
+    name: str,
+    args: GpuHostArgs,
+    params: GithubRunnerParams,
+    key: GithubAppKeyParams,
+    gpu_host: GpuHost,
+) -> GithubRunner:
     return GithubRunner(
         f"{name}-runner",
         GithubRunnerArgs(
             connection=args.connection,
             identity=args.identity,
             runner=params,
-            key=GithubAppKeyParams(),
+            key=key,
             app_private_key=runner.githubApp.privateKey,
             depends_on=[gpu_host.last],
         ),
     )
 
 
-def _ssh_host_args(host: SshHost) -> GpuHostArgs:
+def _ssh_host_args(host: SshHost, steps: list[PlannedStep]) -> GpuHostArgs:
     proxy = (
         ssh_proxy(
             address=host.proxy.address,
@@ -155,14 +260,12 @@ def _ssh_host_args(host: SshHost) -> GpuHostArgs:
         ssh_address=host.address,
         ssh_port=host.port,
         identity=f"{host.user}@{host.address}:{host.port}",
-        steps=bootstrap_steps(host, expected_gpus=host.gpus or 0),
+        steps=steps,
     )
 
 
-def _local_host_args(host: LocalHost) -> GpuHostArgs:
-    return GpuHostArgs(
-        connection=None, identity="local", steps=bootstrap_steps(host, expected_gpus=host.gpus or 0)
-    )
+def _local_host_args(steps: list[PlannedStep]) -> GpuHostArgs:
+    return GpuHostArgs(connection=None, identity="local", steps=steps)
 
 
 def _warn_unknown_combination(host: HostConfig) -> None:

@@ -6,18 +6,30 @@
 from __future__ import annotations
 
 import pulumi
+from pydantic import ValidationError
 
-from stacks.config import load_config, runtime_raw_config
+from stacks.config import ConfigError, load_config, runtime_raw_config
 from stacks.errors import GpuCiError
-from stacks.graph import StackContext, build_graph
+from stacks.graph import StackContext, build_graph, unprepared_problems
 
 
 def main() -> None:
-    """Validate the whole config first; a bad key stops the run before anything registers."""
+    """Validate the whole config first; a bad key stops the run before anything registers.
+
+    `build_graph` builds every parameter model before the first resource (`prepare`); a
+    refusal that still comes later is reported the same way, at its config key, never as
+    a traceback.
+    """
     ctx = StackContext(project=pulumi.get_project(), stack=pulumi.get_stack())
+    secret_keys: frozenset[str] = frozenset()
     try:
-        cfg = load_config(runtime_raw_config(), ctx.stack)
-        outputs = build_graph(cfg, ctx)  # resolves recipes first: input errors stop here too
+        raw = runtime_raw_config()
+        secret_keys = raw.secret_keys
+        cfg = load_config(raw, ctx.stack)
+        outputs = build_graph(cfg, ctx, secret_keys=secret_keys)  # checks all, then registers
     except GpuCiError as err:
         raise pulumi.RunError(str(err)) from None
+    except ValidationError as err:  # a model `prepare` does not build: same one message
+        late = ConfigError(ctx.stack, unprepared_problems(err, secret_keys), late=True)
+        raise pulumi.RunError(str(late)) from None
     outputs.export()

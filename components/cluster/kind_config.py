@@ -225,12 +225,16 @@ def default_node_image(kind_version: str = PINS.kind.version) -> str:
     return release.image(release.default)
 
 
-def check_node_image(node_image: str, kind_version: str = PINS.kind.version) -> str:
+def check_node_image(
+    node_image: str, kind_version: str = PINS.kind.version, *, require_published: bool = False
+) -> str:
     """`node_image` pinned by digest when its tag is one `kind_version` published.
 
     Fails when the image is not `kindest/node:vX.Y.Z[@sha256:...]`, when its Kubernetes
     minor is not one `kind_version` builds images for, or when its digest differs from
-    the published one.
+    the published one. With `require_published` (a stack's config), a tag without a
+    digest must be one a kind release in KIND_RELEASES published: another would fail the
+    pull at apply, after the whole host bootstrap.
     """
     release = kind_release(kind_version)
     match = _NODE_IMAGE.fullmatch(node_image)
@@ -249,6 +253,15 @@ def check_node_image(node_image: str, kind_version: str = PINS.kind.version) -> 
             "(with its digest), or pin a kind release that supports it"
         )
     if version not in release.images:
+        known = any(version in other.images for other in KIND_RELEASES.values())
+        if require_published and digest is None and not known:
+            same = [v for v in release.images if v.rsplit(".", 1)[0] == f"v{minor}"]
+            raise ClusterSpecError(
+                f"nodeImage {node_image!r}: no kind release publishes {version}, so the "
+                f"pull would fail; use {release.image(same[0])!r} (kind v{release.version}'s "
+                f"Kubernetes {minor}), or pin an image you built by its digest "
+                f"(kindest/node:{version}@sha256:<64 hex>)"
+            )
         return node_image
     pinned = release.image(version)
     published = f"sha256:{release.images[version]}"
@@ -332,6 +345,22 @@ class ExtraMount(BaseModel):
     def _paths(self) -> Self:
         _absolute("hostPath", self.hostPath)
         _absolute("containerPath", self.containerPath)
+        for field, path in (("hostPath", self.hostPath), ("containerPath", self.containerPath)):
+            if ".." in path.split("/"):
+                raise ClusterSpecError(
+                    f"extraMounts: {field} {path!r} has a '..' segment, so it is not the "
+                    "directory it names; give the path without '..'"
+                )
+            if path.strip("/") == "":
+                effect = (
+                    "mount the host's whole filesystem into every node"
+                    if field == "hostPath"
+                    else "cover each node's own root filesystem"
+                )
+                raise ClusterSpecError(
+                    f"extraMounts: {field} {path!r} would {effect}; mount one directory, "
+                    "such as /data/datasets"
+                )
         container = self.containerPath.rstrip("/")
         if container == GPU_DEVICE_DIR or container.startswith(GPU_DEVICE_DIR + "/"):
             raise ClusterSpecError(
@@ -460,14 +489,17 @@ class NvkindClusterSpec(BaseModel):
 
     @model_validator(mode="after")
     def _node_image(self) -> Self:
-        check_node_image(self.nodeImage or default_node_image(self.kindVersion), self.kindVersion)
+        image = self.nodeImage or default_node_image(self.kindVersion)
+        check_node_image(image, self.kindVersion, require_published=True)
         return self
 
     @property
     def node_image(self) -> str:
         """The node image to run, pinned by digest when kind published its tag."""
         return check_node_image(
-            self.nodeImage or default_node_image(self.kindVersion), self.kindVersion
+            self.nodeImage or default_node_image(self.kindVersion),
+            self.kindVersion,
+            require_published=True,
         )
 
     @property

