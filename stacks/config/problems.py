@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -25,12 +26,29 @@ _MAX_VALUE = 60
 _INT_HINT = ": write the number itself, unquoted (true, false and text are no numbers)"
 
 
+_PEM_QUOTED = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----(\\n|\n)?",
+    re.DOTALL,
+)
+_TOKEN = re.compile(r"\bgh[pousr]_[A-Za-z0-9]{16,}|\bgithub_pat_[A-Za-z0-9_]{16,}")
+
+
+def redact(text: str) -> str:
+    """`text` with every credential-shaped part (a PEM private key, also as a repr with
+    escaped newlines, a GitHub token) replaced: a validator that quotes the value it
+    refuses must not print a key pasted under the wrong config key."""
+    return _TOKEN.sub("[credential]", _PEM_QUOTED.sub("[private key]", text))
+
+
 @dataclass(frozen=True)
 class Problem:
-    """One bad key: where, what is wrong, and what was given."""
+    """One bad key: where, what is wrong, and what was given (credentials redacted)."""
 
     key: str
     message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", redact(self.message))
 
     def __str__(self) -> str:
         return f"{self.key}: {self.message}"
@@ -151,8 +169,11 @@ def holds_credential(annotation: Any) -> bool:
 
 
 def _given(value: Any) -> str:
-    if "PRIVATE KEY" in str(value):
+    text = str(value)
+    if "PRIVATE KEY" in text:
         return "[private key, not shown]"
+    if redact(text) != text:
+        return "[looks like a credential, not shown]"
     text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
     if len(text) <= _MAX_VALUE:
         return text
