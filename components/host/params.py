@@ -579,6 +579,24 @@ class _ClusterPaths(RootedParams):
             data = {**data, "kubeconfig_path": f"{statedir}/{data['cluster_name']}/kubeconfig"}
         return data
 
+    @classmethod
+    def _of(cls, cluster: _ClusterPaths, *extra: str, **values: object) -> Self:
+        """This step's parameters for exactly the cluster `cluster` describes: its retry
+        settings, root, name, state folder, kubeconfig and sudo, plus `extra` fields."""
+        fields = [*_CLUSTER_FIELDS, *extra]
+        return cls.model_validate({**{f: getattr(cluster, f) for f in fields}, **values})
+
+
+_CLUSTER_FIELDS = (
+    "retry_attempts",
+    "retry_base_seconds",
+    "root",
+    "cluster_name",
+    "statedir",
+    "kubeconfig_path",
+    "use_sudo",
+)
+
 
 class NvkindClusterParams(_ClusterPaths):
     """Create (or adopt) the nvkind cluster described by `kind_config`.
@@ -619,16 +637,7 @@ class NvkindClusterDeleteParams(_ClusterPaths):
     @classmethod
     def for_cluster(cls, cluster: _ClusterPaths, **values: object) -> NvkindClusterDeleteParams:
         """The deletion of exactly what `cluster` created."""
-        fields = [
-            "retry_attempts",
-            "retry_base_seconds",
-            "root",
-            "cluster_name",
-            "statedir",
-            "kubeconfig_path",
-            "use_sudo",
-        ]
-        return cls.model_validate({**{f: getattr(cluster, f) for f in fields}, **values})
+        return cls._of(cluster, **values)
 
 
 class ClusterKubeconfigParams(_ClusterPaths):
@@ -646,17 +655,7 @@ class ClusterKubeconfigParams(_ClusterPaths):
     @classmethod
     def for_cluster(cls, cluster: NvkindClusterParams, **values: object) -> ClusterKubeconfigParams:
         """The kubeconfig of exactly the cluster `cluster` created."""
-        fields = [
-            "retry_attempts",
-            "retry_base_seconds",
-            "root",
-            "cluster_name",
-            "statedir",
-            "kubeconfig_path",
-            "use_sudo",
-            "api_server_port",
-        ]
-        return cls.model_validate({**{f: getattr(cluster, f) for f in fields}, **values})
+        return cls._of(cluster, "api_server_port", **values)
 
 
 class ClusterReadyParams(RootedParams):

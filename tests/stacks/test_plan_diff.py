@@ -41,23 +41,29 @@ def diff_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture(scope="module")
-def toolkit_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The dev stack planned as it is, and with gpu-ci:host.versions.toolkit: 1.17.0-1."""
-    tmp = tmp_path_factory.mktemp("toolkit")
+def dev_pair(tmp: Path, old: str, new: str) -> tuple[Path, Path]:
+    """Snapshots of the dev stack as it is, and with `old` replaced by `new` in its file."""
     project = tmp / "project"
     project.mkdir()
     shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
     dev = (REPO / "Pulumi.dev.yaml").read_text()
-    bumped = dev.replace(
-        "    cdi: false\n", "    cdi: false\n    versions:\n      toolkit: 1.17.0-1\n"
-    )
+    bumped = dev.replace(old, new)
     assert bumped != dev
     (project / "Pulumi.dev.yaml").write_text(bumped)
     base, head = tmp / "base.json", tmp / "head.json"
     base.write_text(dumps(plan_stack("dev")))
     head.write_text(dumps(plan_stack("dev", project)))
     return base, head
+
+
+@pytest.fixture(scope="module")
+def toolkit_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The dev stack planned as it is, and with gpu-ci:host.versions.toolkit: 1.17.0-1."""
+    return dev_pair(
+        tmp_path_factory.mktemp("toolkit"),
+        "    cdi: false\n",
+        "    cdi: false\n    versions:\n      toolkit: 1.17.0-1\n",
+    )
 
 
 def table_rows(markdown: str) -> list[list[str]]:
@@ -219,18 +225,11 @@ def test_a_renamed_stack_compares_resource_by_resource() -> None:
 @pytest.fixture(scope="module")
 def node_image_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The dev stack planned as it is, and with another node image (a new cluster)."""
-    tmp = tmp_path_factory.mktemp("node-image")
-    project = tmp / "project"
-    project.mkdir()
-    shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
-    dev = (REPO / "Pulumi.dev.yaml").read_text()
-    bumped = dev.replace("    gpus: all\n", "    gpus: all\n    nodeImage: kindest/node:v1.34.3\n")
-    assert bumped != dev
-    (project / "Pulumi.dev.yaml").write_text(bumped)
-    base, head = tmp / "base.json", tmp / "head.json"
-    base.write_text(dumps(plan_stack("dev")))
-    head.write_text(dumps(plan_stack("dev", project)))
-    return base, head
+    return dev_pair(
+        tmp_path_factory.mktemp("node-image"),
+        "    gpus: all\n",
+        "    gpus: all\n    nodeImage: kindest/node:v1.34.3\n",
+    )
 
 
 def test_json_classification_of_a_toolkit_bump(
