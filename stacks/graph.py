@@ -162,14 +162,15 @@ def prepare(
     cfg: StackConfig, ctx: StackContext, secret_keys: frozenset[str] = frozenset()
 ) -> PreparedStack:
     """Build what every layer needs, registering nothing: the recipe, each host's steps,
-    each runner's and the cluster's parameters. Whatever a parameter model refuses is one
-    ConfigError naming the config key it came from, before the first resource exists."""
+    each runner's and the cluster's parameters. Whatever the recipe or a parameter model
+    refuses is one ConfigError naming the config key each problem came from, before the
+    first resource exists."""
+    check = ParamCheck(secret_keys)
     platform = None
-    if cfg.platform is not None:  # the recipe first: its errors name gpu-ci:platform
+    if cfg.platform is not None:
         from stacks.platform_layer import prepare_platform  # noqa: PLC0415
 
-        platform = prepare_platform(cfg)
-    check = ParamCheck(secret_keys)
+        platform = prepare_platform(cfg, check)
     hosts = cluster = None
     if cfg.host is not None:
         from stacks.host_layer import host_gpus, prepare_hosts  # noqa: PLC0415

@@ -6,17 +6,18 @@ runs against the recording mock engine, fed the config of `Pulumi.<stack>.yaml`.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pulumi
 
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.errors import GpuCiError
+from stacks.errors import GpuCiError, did_you_mean
 from stacks.fakes import FakeCloud, StackExports
 from stacks.mocks import ProgramRun, Registration, reference_exports, run_program
 from stacks.snapshot import Snapshot, snapshot_of
-from stacks.stack_file import read_stack_file
+from stacks.stack_file import read_stack_file, stacks_here, stacks_listing
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -53,11 +54,28 @@ def _check_reference(config: StackConfig, reference: str, exports: dict[str, Any
         )
 
 
+def _check_stack_exists(
+    root: Path, stack: str, config: StackConfig, reference: str, other: str
+) -> None:
+    """A referenced stack must be a stack file here: refused naming the file and the key
+    that reference it (a typo'd stack name is a config mistake, not a missing stack)."""
+    if (root / f"Pulumi.{other}.yaml").is_file():
+        return
+    keys = [key for key, named in config.cluster_stacks().items() if named == reference]
+    guess = did_you_mean(other, stacks_here(root))
+    hint = f"; did you mean {guess!r}?" if guess else ""
+    raise GpuCiError(
+        f"Pulumi.{stack}.yaml: {' and '.join(keys)} names stack {reference!r}, which has no "
+        f"Pulumi.{other}.yaml here ({stacks_listing(root)}){hint}"
+    )
+
+
 def plan_run(
     stack: str,
     root: Path = REPO,
     *,
     registrations: list[Registration] | None = None,
+    notes: list[str] | None = None,
     _planning: tuple[str, ...] = (),
 ) -> ProgramRun:
     """Run the program for `stack` offline; raises what `pulumi up` would report.
@@ -65,12 +83,20 @@ def plan_run(
     A stack that reads another stack of this project through a StackReference gets that
     stack's planned exports: it is planned first, and its secrets stay secrets.
     `registrations`, if given, receives this stack's requests even when the run fails.
+    `notes`, if given, receives a line per Pulumi ESC environment a stack file imports
+    (which keys it gave, read offline from esc/); without it they go to stderr as
+    `note: ...`, before anything is planned.
     """
     from stacks.program import main  # noqa: PLC0415
 
     if stack in _planning:
         raise GpuCiError(f"stack references form a cycle: {' -> '.join((*_planning, stack))}")
     stack_file = read_stack_file(root, stack)
+    if notes is None:
+        for note in stack_file.notes:
+            print(f"note: {note}", file=sys.stderr)
+    else:
+        notes.extend(stack_file.notes)
     try:
         config = load_config(raw_from_flat(stack_file.config, stack_file.secret_keys), stack)
     except GpuCiError as err:  # reported exactly as the program reports it
@@ -79,8 +105,9 @@ def plan_run(
     planned: dict[str, ProgramRun] = {}  # by local stack name: `gpu-dev`, `org/gpu-ci/gpu-dev`
     for reference in config.referenced_stacks():  # every one, each checked for its keys
         other = local_stack_name(reference, stack_file.project)
+        _check_stack_exists(root, stack, config, reference, other)
         if other not in planned:
-            planned[other] = plan_run(other, root, _planning=(*_planning, stack))
+            planned[other] = plan_run(other, root, notes=notes, _planning=(*_planning, stack))
         _check_reference(config, reference, planned[other].exports)
         references[reference] = reference_exports(other, planned[other].exports)
     return run_program(

@@ -16,9 +16,11 @@ from stacks.graph import StackContext, build_graph, unprepared_problems
 def main() -> None:
     """Validate the whole config first; a bad key stops the run before anything registers.
 
-    `build_graph` builds every parameter model before the first resource (`prepare`); a
-    refusal that still comes later is reported the same way, at its config key, never as
-    a traceback.
+    A config with no gpu-ci layer (a lost one: no gpu-ci key at all) is refused as well,
+    never planned as "nothing", which `pulumi up` would apply by deleting every resource.
+    `build_graph` resolves the recipe and builds every parameter model before the first
+    resource (`prepare`), all problems in one message; a refusal that still comes later is
+    reported the same way, at its config key, never as a traceback.
     """
     ctx = StackContext(project=pulumi.get_project(), stack=pulumi.get_stack())
     secret_keys: frozenset[str] = frozenset()

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 import yaml
 
 from stacks import yaml_text
-from stacks.errors import GpuCiError
+from stacks.errors import GpuCiError, did_you_mean
 
 # What one stack file may hold: no config is near these, and an "alias bomb" (a few lines
 # of nested aliases that expand to a billion values) is refused before it is expanded.
@@ -33,6 +33,8 @@ class StackFile:
     stack: str
     config: dict[str, str]
     secret_keys: frozenset[str]
+    # One line per Pulumi ESC environment read (stacks/environments.py): which keys it gave.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class _Document:
     # reads those into Go strings, which take the scalar's text whatever it resolves to
     # (`0x1F` stays "0x1F", `True` "True"); null becomes "".
     scalar_text: dict[str, str]
+    blank: bool = False  # no text but whitespace (a document of comments only is not)
 
 
 def _load_yaml(path: Path) -> Any:
@@ -65,7 +68,7 @@ def _read_document(path: Path) -> _Document:
         raise GpuCiError(_yaml_error(name, text, err)) from None
     try:
         if node is None:
-            return _Document(None, {})
+            return _Document(None, {}, blank=not text.strip())
         _Checker(name).check(node)
         data = loader.construct_document(node)
     except yaml.YAMLError as err:  # a check above should have caught it first
@@ -382,19 +385,73 @@ def project_name(root: Path) -> str:
     return str(doc["name"])
 
 
+TOP_LEVEL_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
+"""The keys of a Pulumi stack file (the CLI's ProjectStack); anything else is a typo."""
+LAYER_KEYS = "gpu-ci:capacity ('vm' or 'arc'), gpu-ci:host or gpu-ci:platform"
+"""What the smallest stack sets: one layer (Pulumi.workstation.yaml: capacity none, a host)."""
+
+
+def stacks_here(root: Path) -> list[str]:
+    """The stacks of the project in `root`: one per `Pulumi.<stack>.yaml`."""
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in root.glob("Pulumi.?*.yaml"))
+
+
+def stacks_listing(root: Path) -> str:
+    """`stacks here: a, b`, or that `root` holds none (a wrong --project-dir)."""
+    stacks = stacks_here(root)
+    if not stacks:
+        return f"no Pulumi.<stack>.yaml files in {root}"
+    return f"stacks here: {', '.join(stacks)}"
+
+
+def _config_section(name: str, document: _Document) -> dict[Any, Any]:
+    """The file's `config:` mapping, or a GpuCiError saying what is missing.
+
+    A stack file without settings plans no resources, and `pulumi up` on a deployed stack
+    would then delete every one, so an empty file, an empty `config:` and a misspelt
+    top-level key are refused, never read as "nothing". With `environment:` the config
+    may all come from ESC: what it gives is checked as config (a layer is required)."""
+    doc = document.data
+    fix = "the stack's settings go under config:"
+    if doc is None:
+        what = "the file is empty" if document.blank else "the file holds only comments"
+        raise GpuCiError(f"{name}: no `config:` section ({what}); {fix}")
+    if not isinstance(doc, dict):
+        kind = "a list" if isinstance(doc, list) else f"the value {doc!r}"
+        raise GpuCiError(f"{name}: the file is {kind}, not a mapping; {fix}")
+    # A misspelt key (`configs`, `enviroment`) is refused; any other one the CLI ignores
+    # too, so a key that only holds YAML anchors (`defaults: &defaults`) stays allowed.
+    typos = {str(k): did_you_mean(str(k), TOP_LEVEL_KEYS) for k in doc if k not in TOP_LEVEL_KEYS}
+    typos = {key: guess for key, guess in typos.items() if guess}
+    if "config" not in doc and "environment" not in doc:  # ESC environments give config too
+        found = ", ".join(map(str, doc))
+        hint = "; did you mean config?" if "config" in typos.values() else ""
+        raise GpuCiError(f"{name}: no `config:` section (found: {found}{hint}); {fix}")
+    if typos:
+        key, guess = next(iter(typos.items()))
+        raise GpuCiError(
+            f"{name}: unknown top-level key {key!r} (did you mean {guess!r}?); a stack file "
+            f"holds {', '.join(TOP_LEVEL_KEYS)}"
+        )
+    raw = doc.get("config")
+    if raw is None or raw == {}:
+        if "environment" in doc:  # the environments' keys are checked as config
+            return {}
+        raise GpuCiError(
+            f"{name}: config: is empty: a gpu-ci stack sets at least one of {LAYER_KEYS}"
+        )
+    if not isinstance(raw, dict):
+        raise GpuCiError(f"{name}: `config` must be a mapping of namespace:key to values")
+    return raw
+
+
 def read_stack_file(root: Path, stack: str) -> StackFile:
     """The config of `Pulumi.<stack>.yaml` as the CLI would pass it to the program."""
     path = root / f"Pulumi.{stack}.yaml"
     if not path.exists():
-        stacks = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in root.glob("Pulumi.*.yaml"))
-        raise GpuCiError(
-            f"no stack {stack!r}: {path.name} does not exist (stacks here: {', '.join(stacks)})"
-        )
+        raise GpuCiError(f"no stack {stack!r}: {path.name} does not exist ({stacks_listing(root)})")
     document = _read_document(path)
-    doc = document.data or {}
-    raw = doc.get("config") or {} if isinstance(doc, dict) else None
-    if not isinstance(raw, dict):
-        raise GpuCiError(f"{path.name}: `config` must be a mapping of namespace:key to values")
+    raw = _config_section(path.name, document)
     config: dict[str, str] = {}
     secret: set[str] = set()
     for key, value in raw.items():
@@ -409,4 +466,9 @@ def read_stack_file(root: Path, stack: str) -> StackFile:
         config[str(key)] = _as_cli_string(_strip_secure(value, str(key), found))
         if found:
             secret.add(str(key))
-    return StackFile(project_name(root), stack, config, frozenset(secret))
+    # The `environment:` imports, merged in as `pulumi up` merges them (stack values win).
+    from stacks.environments import apply_environments  # noqa: PLC0415  (it imports this)
+
+    project = project_name(root)
+    notes = apply_environments(root, path.name, project, document.data, raw, config, secret)
+    return StackFile(project, stack, config, frozenset(secret), notes)

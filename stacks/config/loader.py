@@ -28,7 +28,7 @@ class ConfigError(GpuCiError):
         self.problems = problems
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
         lines = [f"stack {stack!r}: invalid {NAMESPACE} config ({count}):"]
-        lines += [f"  - {p}" for p in problems]
+        lines += ["  - " + str(p).replace("\n", "\n    ") for p in problems]
         # `late`: found while resources registered, by a rule no check before them ran.
         done = "Resources registered before this was found may exist. " if late else ""
         lines.append(
@@ -172,11 +172,40 @@ def _misplaced_secrets(raw: RawConfig) -> list[Problem]:
     return problems
 
 
+_LAYER_KEYS = ("vm", "arc", "host", "runner", "cluster", "platform")
+"""Keys that ask for resources (or, invalid, say so); `capacity` does unless 'none'."""
+_NOTHING = (
+    "so this stack would create nothing, and `pulumi up` on a deployed stack would delete "
+    f"every resource; set {NAMESPACE}:capacity ('vm' or 'arc'), {NAMESPACE}:host or "
+    f"{NAMESPACE}:platform (Pulumi.workstation.yaml is the smallest stack)"
+)
+
+
+def _no_layer(raw: RawConfig) -> list[Problem]:
+    """A config that asks for no resources: most likely lost (a stack file not found, a
+    misspelt namespace), never a plan of "nothing" that deletes what is deployed."""
+    if raw.values.get("capacity", "none") != "none" or any(k in raw.values for k in _LAYER_KEYS):
+        return []
+    if not raw.values:
+        return [Problem(NAMESPACE, f"no {NAMESPACE}:* key is set, {_NOTHING}")]
+    return [
+        Problem(
+            NAMESPACE,
+            f"no layer is set (gpu-ci:capacity is 'none', and there is no gpu-ci:host or "
+            f"gpu-ci:platform), {_NOTHING}",
+        )
+    ]
+
+
 def load_config(raw: RawConfig, stack: str) -> StackConfig:
-    """Validate every key; raise one ConfigError listing all problems."""
+    """Validate every key; raise one ConfigError listing all problems.
+
+    The recipe is part of the pass: when the config is invalid, whatever the recipe's own
+    keys already show to be wrong is listed too (a valid config's recipe is resolved by
+    `prepare`, with the parameter models)."""
     problems = _misplaced_secrets(raw)
     flagged = {p.key for p in problems}
-    problems += _plain_credentials(raw)
+    problems += _plain_credentials(raw) + _no_layer(raw)
     try:
         config = StackConfig.model_validate(raw.values)
     except ValidationError as err:
@@ -184,5 +213,10 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
         problems += [p for p in found if p.key.split(".")[0].split("[")[0] not in flagged]
         config = None
     if problems or config is None:
+        if "platform" in raw.values:
+            from stacks.platform_layer import recipe_problems  # noqa: PLC0415  (the SDKs)
+
+            known = {str(p) for p in problems}
+            problems += [p for p in recipe_problems(raw.values) if str(p) not in known]
         raise ConfigError(stack, sorted(problems, key=lambda p: p.key))
     return config

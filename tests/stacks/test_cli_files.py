@@ -86,4 +86,6 @@ def test_tasks_help_and_per_task_help_run_nothing() -> None:
 
 def test_tasks_plans_any_stack() -> None:
     done = tasks("plan", "workstation", "--quiet")
-    assert (done.returncode, done.stdout) == (0, "gpu-ci/workstation: 8 resources (offline plan)\n")
+    assert done.returncode == 0, done.stderr
+    # (a first run after a requirements change also reports setting up .venv before it)
+    assert done.stdout.endswith("gpu-ci/workstation: 8 resources (offline plan)\n")

@@ -153,7 +153,7 @@ def test_overrides_reach_the_release_and_bad_ones_stop_the_plan() -> None:
     run = run_stack(config)
     values = run.one(RELEASE, "platform-gpu-operator").inputs["values"]
     assert values["dcgmExporter"]["enabled"] is False
-    with pytest.raises(pulumi.RunError, match=r"gpu-ci:platform: .*'gpu-opertor'"):
+    with pytest.raises(pulumi.RunError, match=r"\n  - gpu-ci:platform.set\[0\]: .*'gpu-opertor'"):
         run_stack(full_stack(**{"gpu-ci:platform": {"set": ["gpu-opertor:x=1"]}}))
 
 

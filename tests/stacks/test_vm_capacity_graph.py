@@ -214,10 +214,12 @@ def test_existing_subnet_is_reused() -> None:
     assert run.one(INSTANCE).inputs["createVnicDetails"]["subnetId"] == subnet
 
 
-def test_no_capacity_registers_nothing() -> None:
-    run = run_stack({})
-    assert run.registrations == []
-    assert run.exports == {}
+def test_an_empty_config_is_refused_before_anything_registers() -> None:
+    """No gpu-ci key at all (a lost config) plans no "nothing" that would delete all."""
+    import pulumi
+
+    with pytest.raises(pulumi.RunError, match=r"  - gpu-ci: no gpu-ci:\* key is set, so this"):
+        run_stack({})
 
 
 def test_components_register_their_outputs() -> None:
@@ -250,4 +252,5 @@ def test_config_error_registers_nothing() -> None:
     with pytest.raises(pulumi.RunError, match=r"gpu-ci:vm.shape: unknown GPU shape"):
         run_stack(vm_stack(**{"gpu-ci:vm": {"shape": "VM.GPU.A1O.1"}}))
     # The failing run's monitor is gone with it; a fresh run after it is unaffected.
-    assert run_stack({}).registrations == []
+    run = run_stack({"gpu-ci:host": {"target": "local"}})
+    assert run.registrations and not run.by_type("gpu-ci:capacity:OciGpuInstance")
