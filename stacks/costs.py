@@ -67,7 +67,9 @@ class Usage(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     jobsPerDay: float = Field(10, ge=0, description="GPU jobs a day, averaged over a month")
-    minutesPerJob: float = Field(60, gt=0, description="the Trainer GPU e2e job takes ~60 min")
+    minutesPerJob: float = Field(
+        60, gt=0, description="GPU minutes per job (Kubeflow Trainer's GPU e2e takes ~60)"
+    )
     overheadMinutesPerJob: float = Field(
         8, ge=0, description="VM launch, boot and teardown billed around each job"
     )

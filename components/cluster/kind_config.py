@@ -336,10 +336,10 @@ class ExtraMount(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    hostPath: str
-    containerPath: str
-    readOnly: bool = False
-    propagation: Propagation | None = None
+    hostPath: str = Field(description="an absolute path on the host")
+    containerPath: str = Field(description="where each worker sees it (absolute)")
+    readOnly: bool = Field(False, description="mount it read-only")
+    propagation: Propagation | None = Field(None, description="mount propagation")
 
     @model_validator(mode="after")
     def _paths(self) -> Self:
@@ -397,19 +397,41 @@ class NvkindClusterSpec(BaseModel):
 
     name: str = Field(
         "gpu-ci",
-        description="kind cluster name; nodes are <name>-control-plane, <name>-worker[N]",
+        description="the kind cluster; its nodes are `<name>-control-plane`, `<name>-worker[N]`",
     )
-    nodeImage: str | None = Field(None, description="kindest/node:vX.Y.Z[@sha256:...]")
+    nodeImage: str | None = Field(
+        None,
+        description="default: the pinned kind's default, by digest; "
+        "`kindest/node:vX.Y.Z[@sha256:...]` of a minor that kind publishes",
+    )
     kindVersion: str = Field(
-        PINS.kind.version, description="the kind the host layer installs (pins.py)"
+        PINS.kind.version,
+        description="the kind release whose node images `nodeImage` comes from (keep it the "
+        "host's kind)",
     )
-    gpus: GpuAssignment = "all"
-    workerLabels: dict[str, str] = Field(default_factory=dict)
-    extraMounts: tuple[ExtraMount, ...] = ()
+    gpus: GpuAssignment = Field(
+        "all",
+        description="`all`: one worker with every GPU; `one-per-gpu`: a worker each; or a "
+        "list of GPU indexes per worker, `[[0], [1, 2]]`",
+    )
+    workerLabels: dict[str, str] = Field(
+        default_factory=dict,
+        description="every worker's node labels (GPU workers also get "
+        '`nvidia.com/gpu.present: "true"`)',
+    )
+    extraMounts: tuple[ExtraMount, ...] = Field(
+        (), description="host paths every worker gets (datasets, caches; never GPUs)"
+    )
     apiServerAddress: Literal["0.0.0.0", "127.0.0.1"] = Field(
-        "0.0.0.0", description="where the API server listens on the host; 127.0.0.1 = local only"
+        "0.0.0.0",
+        description="where the API server listens on the host (`127.0.0.1`: local clients only)",
     )
-    apiServerPort: int = Field(DEFAULT_API_SERVER_PORT, ge=1, le=65535)
+    apiServerPort: int = Field(
+        DEFAULT_API_SERVER_PORT,
+        ge=1,
+        le=65535,
+        description="the API server's port (on `oci-vm`: `network.apiPort`)",
+    )
     certSANs: tuple[str, ...] = Field(
         (),
         description="extra names/IPs for the API server certificate (the host's address "

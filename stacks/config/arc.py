@@ -159,11 +159,17 @@ def _secret_like(pattern: re.Pattern[str], what: str) -> Any:
 class Toleration(ConfigModel):
     """A pod toleration, as in a PodSpec."""
 
-    key: str | None = None
-    operator: Literal["Exists", "Equal"] = "Equal"
-    value: str | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
-    tolerationSeconds: int | None = Field(default=None, ge=0)
+    key: str | None = Field(None, description="the taint key (required with `Equal`)")
+    operator: Literal["Exists", "Equal"] = Field(
+        "Equal", description="`Equal`: the taint has `value`; `Exists`: any value"
+    )
+    value: str | None = Field(None, description="the taint value, with `Equal`")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = Field(
+        None, description="default: every effect; the effect tolerated"
+    )
+    tolerationSeconds: int | None = Field(
+        default=None, ge=0, description="`NoExecute`: how long the pod stays after the taint"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -203,9 +209,11 @@ class Taint(ConfigModel):
     GPU pool's init script (`--register-with-taints`) only ever carries such characters.
     """
 
-    key: str
-    value: str = ""
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    key: str = Field(description="the taint key, e.g. `nvidia.com/gpu`")
+    value: str = Field("", description="the taint value")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(
+        "NoSchedule", description="what the taint does to pods without a toleration"
+    )
 
     @field_validator("key")
     @classmethod
@@ -225,15 +233,15 @@ class Taint(ConfigModel):
 
 
 class ResourceList(ConfigModel):
-    cpu: Quantity | None = None
-    memory: Quantity | None = None
+    cpu: Quantity | None = Field(None, description="CPU, e.g. `500m` or `2`")
+    memory: Quantity | None = Field(None, description="memory, e.g. `512Mi`")
 
 
 class Resources(ConfigModel):
     """Container requests and limits."""
 
-    requests: ResourceList | None = None
-    limits: ResourceList | None = None
+    requests: ResourceList | None = Field(None, description="what the container is given")
+    limits: ResourceList | None = Field(None, description="the most it may use")
 
     def to_k8s(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
@@ -242,40 +250,59 @@ class Resources(ConfigModel):
 class ControllerConfig(ConfigModel):
     """The gha-runner-scale-set-controller release."""
 
-    chartVersion: str = Field(ARC_CHART_VERSION, pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")
-    namespace: K8sName = "arc-systems"
-    releaseName: K8sName = "arc"
+    chartVersion: str = Field(
+        ARC_CHART_VERSION,
+        pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$",
+        description="the version of both ARC charts (controller and scale sets)",
+    )
+    namespace: K8sName = Field("arc-systems", description="the controller's namespace")
+    releaseName: K8sName = Field("arc", description="the controller's Helm release")
     resources: Resources = Field(
         default_factory=lambda: Resources(
             requests=ResourceList(cpu="100m", memory="128Mi"),
             limits=ResourceList(memory="512Mi"),
-        )
+        ),
+        description="the controller's requests and limits",
     )
     metrics: bool = Field(False, description="serve controller and listener metrics on :8080")
     runnerMaxConcurrentReconciles: int = Field(
         10, ge=1, le=100, description="EphemeralRunner reconciles in parallel (chart: 2)"
     )
     nodeSelector: NodeLabels | None = Field(
-        None, description="for the controller and every listener (default: the OKE CPU pool)"
+        None,
+        description="default: the OKE CPU pool's labels (none elsewhere); where the "
+        "controller, the listeners and the cleanup job run",
     )
-    tolerations: list[Toleration] | None = None
+    tolerations: list[Toleration] | None = Field(
+        None, description="default: for the OKE CPU pool's taints (none elsewhere); theirs"
+    )
+
+
+_POOL_LABELS = "the nodes' labels (placement selects pools by them)"
+_POOL_TAINTS = "the nodes' taints (pods need a toleration)"
 
 
 class OkePool(ConfigModel):
     """One managed node pool."""
 
-    shape: str
-    size: int = Field(ge=0, le=100)
-    ocpus: float | None = Field(default=None, gt=0, description="Flex shapes only")
-    memoryGbs: float | None = Field(default=None, gt=0, description="Flex shapes only")
-    bootVolumeSizeGbs: int = Field(100, ge=50, le=32768)
-    labels: NodeLabels = Field(default_factory=dict)
-    taints: list[Taint] = Field(default_factory=list)
+    shape: str = Field(description="the nodes' shape")
+    size: int = Field(ge=0, le=100, description="how many nodes")
+    ocpus: float | None = Field(
+        default=None, gt=0, description="OCPUs per node: Flex shapes only, which need it"
+    )
+    memoryGbs: float | None = Field(
+        default=None, gt=0, description="memory per node in GB: Flex shapes only, which need it"
+    )
+    bootVolumeSizeGbs: int = Field(100, ge=50, le=32768, description="boot volume in GB")
+    labels: NodeLabels = Field(default_factory=dict, description=_POOL_LABELS)
+    taints: list[Taint] = Field(default_factory=list, description=_POOL_TAINTS)
     imageId: Ocid | None = Field(
-        None, description="default: the newest OKE image for the Kubernetes version"
+        None, description="default: the newest OKE image for the Kubernetes version; an OCID"
     )
     availabilityDomains: list[AvailabilityDomain] = Field(
-        default_factory=lambda: list[int | str]([0]), min_length=1
+        default_factory=lambda: list[int | str]([0]),
+        min_length=1,
+        description="the ADs nodes go in (indexes or names)",
     )
 
     @model_validator(mode="after")
@@ -292,9 +319,13 @@ class OkePool(ConfigModel):
 class OkeCpuPool(OkePool):
     """Controller, listeners and VM launchers run here."""
 
-    shape: str = Field("VM.Standard.E5.Flex", pattern=SHAPE_NAME.pattern)
-    size: int = Field(2, ge=1, le=100)
-    labels: NodeLabels = Field(default_factory=lambda: {"gpu-ci/pool": "cpu"})
+    shape: str = Field(
+        "VM.Standard.E5.Flex", pattern=SHAPE_NAME.pattern, description="the nodes' shape"
+    )
+    size: int = Field(2, ge=1, le=100, description="how many nodes")
+    labels: NodeLabels = Field(
+        default_factory=lambda: {"gpu-ci/pool": "cpu"}, description=_POOL_LABELS
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -311,14 +342,16 @@ class OkeGpuPool(OkePool):
     """A10 nodes for gpu-pod scale sets; the recipe engine's OKE overlay (oke-a10) deploys
     the GPU operator onto them (OKE's GPU images carry the driver)."""
 
-    shape: str = "VM.GPU.A10.1"
-    size: int = Field(1, ge=0, le=100)
-    bootVolumeSizeGbs: int = Field(200, ge=50, le=32768)
+    shape: str = Field("VM.GPU.A10.1", description=f"an A10 shape: {', '.join(A10_SHAPES)}")
+    size: int = Field(1, ge=0, le=100, description="how many nodes")
+    bootVolumeSizeGbs: int = Field(200, ge=50, le=32768, description="boot volume in GB")
     labels: NodeLabels = Field(
-        default_factory=lambda: {"gpu-ci/pool": "gpu", "nvidia.com/gpu.present": "true"}
+        default_factory=lambda: {"gpu-ci/pool": "gpu", "nvidia.com/gpu.present": "true"},
+        description=_POOL_LABELS,
     )
     taints: list[Taint] = Field(
-        default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present")]
+        default_factory=lambda: [Taint(key="nvidia.com/gpu", value="present")],
+        description=_POOL_TAINTS,
     )
 
     @field_validator("shape")
@@ -335,14 +368,25 @@ class OkeConfig(ConfigModel):
     gpu-ci:network.apiSourceCidrs)."""
 
     name: str | None = Field(
-        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,254}$", description="default: PROJECT-STACK"
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,254}$",
+        description="default: `PROJECT-STACK`; the cluster's name",
     )
-    kubernetesVersion: str = Field(pattern=r"^v1\.[0-9]+\.[0-9]+$")
-    publicEndpoint: bool = True
-    podsCidr: Cidr = "10.244.0.0/16"
-    servicesCidr: Cidr = "10.96.0.0/16"
-    cpuPool: OkeCpuPool = Field(default_factory=OkeCpuPool)
-    gpuPool: OkeGpuPool | None = None
+    kubernetesVersion: str = Field(
+        pattern=r"^v1\.[0-9]+\.[0-9]+$", description="the cluster's Kubernetes, `v1.X.Y`"
+    )
+    publicEndpoint: bool = Field(
+        True, description="a public API endpoint (open to `network.apiSourceCidrs` only)"
+    )
+    podsCidr: Cidr = Field("10.244.0.0/16", description="the pods' network")
+    servicesCidr: Cidr = Field("10.96.0.0/16", description="the services' network")
+    cpuPool: OkeCpuPool = Field(
+        default_factory=OkeCpuPool,
+        description="CPU nodes: the controller, listeners and VM launchers",
+    )
+    gpuPool: OkeGpuPool | None = Field(
+        None, description="required for `gpu-pod` scale sets; A10 nodes for them"
+    )
 
 
 class ArcClusterConfig(ConfigModel):
@@ -351,11 +395,16 @@ class ArcClusterConfig(ConfigModel):
 
     kubeconfig: SecretStr | None = Field(
         None,
-        description="pulumi config set --secret --path gpu-ci:arc.cluster.kubeconfig < FILE",
+        description="an existing cluster's kubeconfig (`pulumi config set --secret --path "
+        "gpu-ci:arc.cluster.kubeconfig < FILE`)",
         json_schema_extra={CREDENTIAL_FILE: "kubeconfig"},
     )
-    clusterStack: StackReferenceName | None = None
-    oke: OkeConfig | None = None
+    clusterStack: StackReferenceName | None = Field(
+        None, description="a stack of this project exporting `cluster` and `kubeconfig`"
+    )
+    oke: OkeConfig | None = Field(
+        None, description="an enhanced OKE cluster created here, in `network`'s subnet"
+    )
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
@@ -378,27 +427,31 @@ class ArcClusterConfig(ConfigModel):
 class LaunchPlacement(ConfigModel):
     """Where the launcher creates VMs first."""
 
-    region: str = Field(pattern=_REGION.pattern)
-    availabilityDomain: str = Field(pattern=AD_NAME.pattern)
+    region: str = Field(pattern=_REGION.pattern, description="an OCI region, e.g. `us-ashburn-1`")
+    availabilityDomain: str = Field(
+        pattern=AD_NAME.pattern, description="an AD name, e.g. `Uocm:US-ASHBURN-AD-1`"
+    )
     subnetId: Ocid | None = Field(
-        None, description="default: the subnet of this stack's gpu-ci:network (and its NSG)"
+        None, description="default: the subnet of this stack's `network` (and its NSG); a subnet"
     )
 
 
 class FallbackPlacement(ConfigModel):
     """Where the launcher retries when the first region/AD is out of capacity."""
 
-    region: str = Field(pattern=_REGION.pattern)
-    availabilityDomain: str = Field(pattern=AD_NAME.pattern)
-    subnetId: Ocid
+    region: str = Field(pattern=_REGION.pattern, description="the region to retry in")
+    availabilityDomain: str = Field(pattern=AD_NAME.pattern, description="its AD name")
+    subnetId: Ocid = Field(description="a subnet there")
 
 
 class VmImageSelection(ConfigModel):
     """Which VM image the launcher boots: the newest image of its image family for `arch`
     (gha-cloudrunner: `ubuntu-24.04-<arch>-gha-image`, `rc-` prefixed for `ci`)."""
 
-    arch: Literal["amd64", "arm64"] = "amd64"
-    runningEnvironment: Literal["production", "ci"] = "production"
+    arch: Literal["amd64", "arm64"] = Field("amd64", description="the image's architecture")
+    runningEnvironment: Literal["production", "ci"] = Field(
+        "production", description="`production`: released images; `ci`: `rc-` candidates"
+    )
 
 
 _OCID_TEXT = re.compile(r"ocid1\.[a-z0-9]+\.[a-z0-9-]+\.[a-z0-9-]*(\.[A-Za-z0-9_-]+)+")
@@ -411,42 +464,65 @@ class OciApiCredentials(ConfigModel):
     (pulumi config set --secret --path gpu-ci:arc.scaleSets[0].ociCredentials.privateKey
     < oci_api_key.pem)."""
 
-    user: Annotated[SecretStr, _secret_like(_OCID_TEXT, "a user OCID (ocid1.user...)")]
-    tenancy: Annotated[SecretStr, _secret_like(_OCID_TEXT, "a tenancy OCID (ocid1.tenancy...)")]
+    user: Annotated[SecretStr, _secret_like(_OCID_TEXT, "a user OCID (ocid1.user...)")] = Field(
+        description="the user's OCID"
+    )
+    tenancy: Annotated[SecretStr, _secret_like(_OCID_TEXT, "a tenancy OCID (ocid1.tenancy...)")] = (
+        Field(description="the tenancy's OCID")
+    )
     fingerprint: Annotated[
         SecretStr, _secret_like(_FINGERPRINT, "an API key fingerprint (aa:bb:...:ff)")
-    ]
+    ] = Field(description="the API key's fingerprint")
     privateKey: Annotated[
         SecretStr, _secret_like(_PEM, "a PEM private key"), from_file("oci_api_key.pem")
-    ]
-    region: Annotated[SecretStr, _secret_like(_REGION, "an OCI region like us-ashburn-1")]
+    ] = Field(description="the API key (PEM)")
+    region: Annotated[SecretStr, _secret_like(_REGION, "an OCI region like us-ashburn-1")] = Field(
+        description="the region its API calls go to"
+    )
 
 
 class WorkVolume(ConfigModel):
     """The runner's work volume in kubernetes container mode (an ephemeral PVC that the
     runner pod and its job pods share)."""
 
-    storageClassName: str | None = Field(None, description="default: the cluster's default")
-    size: Quantity = "20Gi"
+    storageClassName: str | None = Field(
+        None, description="default: the cluster's default; its storage class"
+    )
+    size: Quantity = Field("20Gi", description="its size")
 
 
 class ScaleSetBase(ConfigModel):
     """What every runner scale set has."""
 
-    name: str
-    githubConfigUrl: GithubUrl = Field(
-        description="https://github.com/ORG/REPO, https://github.com/ORG or "
-        "https://github.com/enterprises/ENTERPRISE"
+    name: str = Field(
+        description="the runner label jobs use (`runs-on`), also its Helm release's name"
     )
-    runnerGroup: str = Field("Default", min_length=1, max_length=100)
-    minRunners: int = Field(0, ge=0, le=1000)
-    maxRunners: int = Field(ge=0, le=1000)
+    githubConfigUrl: GithubUrl = Field(
+        description="where its runners register: `https://github.com/ORG[/REPO]` or "
+        "`https://github.com/enterprises/NAME`"
+    )
+    runnerGroup: str = Field(
+        "Default",
+        min_length=1,
+        max_length=100,
+        description="the runner group (organizations and enterprises)",
+    )
+    minRunners: int = Field(0, ge=0, le=1000, description="idle runners kept (0: scale to zero)")
+    maxRunners: int = Field(ge=0, le=1000, description="the most runners, at least `minRunners`")
     labels: list[str] = Field(
         default_factory=list, description="labels besides the name (scaleSetLabels)"
     )
-    nodeSelector: NodeLabels | None = None
-    tolerations: list[Toleration] | None = None
-    resources: Resources | None = None
+    nodeSelector: NodeLabels | None = Field(
+        None,
+        description="default: the OKE pool its pods need (GPU for `gpu-pod`, else CPU); where "
+        "its runner pods run",
+    )
+    tolerations: list[Toleration] | None = Field(
+        None,
+        description="default: for that OKE pool's taints (elsewhere `gpu-pod` sets tolerate "
+        "`nvidia.com/gpu`); its runner pods' tolerations",
+    )
+    resources: Resources | None = Field(None, description="the runner container's resources")
 
     @field_validator("name")
     @classmethod
@@ -496,18 +572,32 @@ class ScaleSetBase(ConfigModel):
 class VmLauncherScaleSet(ScaleSetBase):
     """Runner pods that each launch a throwaway OCI GPU VM and run the job on it."""
 
-    kind: Literal["vm-launcher"]
-    launcherImage: DigestImage
-    shapes: list[str] = Field(default_factory=list, description="tried in order on capacity errors")
-    placement: LaunchPlacement
-    fallback: FallbackPlacement | None = None
-    bootVolumeSizeGbs: int = Field(400, ge=50, le=32768)
-    preemptible: bool = False
-    compartmentId: Ocid | None = Field(None, description="default: gpu-ci:compartmentId")
-    vmImage: VmImageSelection = Field(default_factory=VmImageSelection)
-    ociCredentials: OciApiCredentials
+    kind: Literal["vm-launcher"] = Field(
+        description="a small launcher pod per job creates a throwaway GPU VM and runs the job there"
+    )
+    launcherImage: DigestImage = Field(description="the launcher's image, by digest")
+    shapes: list[str] = Field(
+        default_factory=list,
+        description="required: at least one; the VM shapes, tried in order on capacity errors",
+    )
+    placement: LaunchPlacement = Field(description="where VMs are launched first")
+    fallback: FallbackPlacement | None = Field(
+        None, description="where to retry when `placement` is out of capacity"
+    )
+    bootVolumeSizeGbs: int = Field(400, ge=50, le=32768, description="each VM's boot volume, GB")
+    preemptible: bool = Field(False, description="preemptible VMs (cheaper; may be reclaimed)")
+    compartmentId: Ocid | None = Field(
+        None, description="default: `compartmentId`; the VMs' compartment"
+    )
+    vmImage: VmImageSelection = Field(
+        default_factory=VmImageSelection,
+        description="the image family the VMs boot (`ubuntu-24.04-<arch>-gha-image`)",
+    )
+    ociCredentials: OciApiCredentials = Field(
+        description="the OCI API key the launcher acts with (each field a secret)"
+    )
     extraArgs: list[str] = Field(
-        default_factory=list, description="more launcher flags, e.g. --shape-ocpus=8"
+        default_factory=list, description="more launcher flags, e.g. `--shape-ocpus=8`"
     )
 
     @field_validator("shapes")
@@ -529,18 +619,24 @@ class VmLauncherScaleSet(ScaleSetBase):
 class GpuPodScaleSet(ScaleSetBase):
     """Runner pods (or job pods, in kubernetes mode) with GPUs on a GPU node pool."""
 
-    kind: Literal["gpu-pod"]
-    runnerImage: PinnedImage = Field(description="e.g. ghcr.io/actions/actions-runner:2.328.0")
-    gpus: int = Field(1, ge=1, le=8, description="nvidia.com/gpu limit per job")
+    kind: Literal["gpu-pod"] = Field(
+        description="the runner pod (or, in `kubernetes` mode, the job pod) gets GPUs"
+    )
+    runnerImage: PinnedImage = Field(
+        description="by version tag or digest, e.g. `ghcr.io/actions/actions-runner:2.328.0`"
+    )
+    gpus: int = Field(1, ge=1, le=8, description="the `nvidia.com/gpu` limit per job")
     runtimeClassName: K8sName | None = Field(
-        None, description="e.g. nvidia on kind; OKE GPU nodes need none"
+        None, description="e.g. `nvidia` on kind; OKE GPU nodes need none"
     )
     containerMode: Literal["dind", "kubernetes"] = Field(
         "kubernetes",
-        description="kubernetes: each job runs in its own pod, which gets the GPU through "
-        "a container-hook template; dind: steps run in the runner pod, which gets the GPU",
+        description="`kubernetes`: each job runs in its own pod, which gets the GPU through "
+        "a container-hook template; `dind`: steps run in the runner pod, which gets the GPU",
     )
-    workVolume: WorkVolume = Field(default_factory=WorkVolume)
+    workVolume: WorkVolume = Field(
+        default_factory=WorkVolume, description="`kubernetes` mode: the runner's work volume"
+    )
 
 
 ScaleSet = Annotated[VmLauncherScaleSet | GpuPodScaleSet, Field(discriminator="kind")]
@@ -549,8 +645,8 @@ ScaleSet = Annotated[VmLauncherScaleSet | GpuPodScaleSet, Field(discriminator="k
 class FailedRunnerCleanup(ConfigModel):
     """A CronJob deleting EphemeralRunners whose phase is Failed (they block scale-up)."""
 
-    schedule: str = "*/10 * * * *"
-    image: PinnedImage = CLEANUP_IMAGE
+    schedule: str = Field("*/10 * * * *", description="when it runs (five-field cron)")
+    image: PinnedImage = Field(CLEANUP_IMAGE, description="kubectl with a shell, by tag or digest")
 
     @field_validator("schedule")
     @classmethod
@@ -563,17 +659,27 @@ class FailedRunnerCleanup(ConfigModel):
 class ArcConfig(ConfigModel):
     """The controller, the cluster, the GitHub App and the runner scale sets."""
 
-    controller: ControllerConfig = Field(default_factory=ControllerConfig)
-    runnersNamespace: K8sName = "arc-runners"
-    cluster: ArcClusterConfig
-    githubApp: GithubAppConfig | None = None
+    controller: ControllerConfig = Field(
+        default_factory=ControllerConfig, description="the gha-runner-scale-set-controller"
+    )
+    runnersNamespace: K8sName = Field(
+        "arc-runners", description="the scale sets' namespace, with their secrets"
+    )
+    cluster: ArcClusterConfig = Field(
+        description="exactly one of `kubeconfig`, `clusterStack` or `oke`: where ARC runs"
+    )
+    githubApp: GithubAppConfig | None = Field(
+        None, description="required without `existingSecret`; the App the runners register with"
+    )
     existingSecret: K8sName | None = Field(
         None,
-        description="a Secret in runnersNamespace with github_app_id, "
-        "github_app_installation_id and github_app_private_key",
+        description="required without `githubApp`; a Secret in `runnersNamespace` with "
+        "`github_app_id`, `github_app_installation_id` and `github_app_private_key`",
     )
-    scaleSets: list[ScaleSet] = Field(min_length=1)
-    failedRunnerCleanup: FailedRunnerCleanup | None = None
+    scaleSets: list[ScaleSet] = Field(min_length=1, description="the runner scale sets (1 or more)")
+    failedRunnerCleanup: FailedRunnerCleanup | None = Field(
+        None, description="a CronJob deleting Failed EphemeralRunners, which block scale-up"
+    )
 
     @field_validator("existingSecret")
     @classmethod

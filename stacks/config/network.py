@@ -25,14 +25,30 @@ class NetworkConfig(ConfigModel):
     VM-capacity stack with no host steps needs no ingress at all.
     """
 
-    allowWorldIngress: bool = False
-    vcnCidr: Cidr = "10.0.0.0/16"
-    subnetCidr: Cidr = "10.0.1.0/24"
-    existingSubnetId: Ocid | None = None
-    sshSourceCidrs: list[Cidr] = Field(default_factory=list)
-    apiSourceCidrs: list[Cidr] = Field(default_factory=list)
-    apiPort: StrictInt = Field(default=6443, ge=1, le=65535)
-    dnsLabel: str = Field(default="gpuci", pattern=r"^[a-z][a-z0-9]{0,14}$")
+    allowWorldIngress: bool = Field(
+        False,
+        description="allow sources that together cover the internet (`0.0.0.0/0`, `::/0`, "
+        "split or IPv4-mapped spellings) in the lists below",
+    )
+    vcnCidr: Cidr = Field("10.0.0.0/16", description="the new VCN's IPv4 block (/16 to /30)")
+    subnetCidr: Cidr = Field("10.0.1.0/24", description="the new public subnet, in `vcnCidr`")
+    existingSubnetId: Ocid | None = Field(
+        None, description="reuse this subnet instead (the NSG goes in its VCN)"
+    )
+    sshSourceCidrs: list[Cidr] = Field(
+        default_factory=list, description="the only sources SSH is open to (an NSG rule each)"
+    )
+    apiSourceCidrs: list[Cidr] = Field(
+        default_factory=list,
+        description="the only sources the Kubernetes API (`apiPort`) is open to; needed by a "
+        "`cluster` on `oci-vm`",
+    )
+    apiPort: StrictInt = Field(
+        default=6443, ge=1, le=65535, description="the Kubernetes API port the NSG opens"
+    )
+    dnsLabel: str = Field(
+        default="gpuci", pattern=r"^[a-z][a-z0-9]{0,14}$", description="the new VCN's DNS label"
+    )
 
     @field_validator("subnetCidr")
     @classmethod

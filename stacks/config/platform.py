@@ -20,26 +20,41 @@ _CRITERION = r"^[a-z0-9][a-z0-9._-]*$"
 class PlatformConfig(ConfigModel):
     """Which recipe, from which catalogs, with which changes, on which cluster."""
 
-    service: str = Field("kind", pattern=_CRITERION)
-    accelerator: str | None = Field(
-        None, pattern=_CRITERION, description="default: the VM shape's GPU model, e.g. a10"
+    service: str = Field(
+        "kind", pattern=_CRITERION, description="recipe criterion: `kind`, `oke`, ..."
     )
-    os: str | None = Field(None, pattern=_CRITERION, description="only if an overlay names one")
-    intent: str = Field("training", pattern=_CRITERION)
-    platform: str = Field("kubeflow", pattern=_CRITERION)
+    accelerator: str | None = Field(
+        None,
+        pattern=_CRITERION,
+        description="default: the VM shape's GPU, e.g. `a10` (required without a listed "
+        "shape); recipe criterion",
+    )
+    os: str | None = Field(
+        None, pattern=_CRITERION, description="recipe criterion, where an overlay names an OS"
+    )
+    intent: str = Field("training", pattern=_CRITERION, description="recipe criterion")
+    platform: str = Field("kubeflow", pattern=_CRITERION, description="recipe criterion")
     catalogs: list[str] = Field(
         default_factory=list,
-        description="catalog folders (relative to the project) this project's extends",
+        description="AICR-format catalog folders (relative to the project) the project's "
+        "catalog extends, like aicr `--data`",
     )
-    set: list[str] = Field(default_factory=list, description="aicr-style COMPONENT:PATH=VALUE")
+    set: list[str] = Field(
+        default_factory=list,
+        description="aicr-style `COMPONENT:PATH=VALUE` or `COMPONENT:enabled=false`",
+    )
     runtimeClassPatch: bool | None = Field(
         None,
-        description="patch Trainer runtimes with runtimeClassName nvidia (default: on for "
-        "kind clusters, whose nodes run GPU pods only under the nvidia RuntimeClass)",
+        description="default: on for `service: kind`; patch every Trainer runtime with "
+        "`runtimeClassName: nvidia` and a memory-backed `/dev/shm`",
     )
-    deploymentChecks: bool = True
+    deploymentChecks: bool = Field(
+        True, description="a GPU smoke Job and the recipe's expected resources after deploying"
+    )
     clusterStack: StackReferenceName | None = Field(
-        None, description="read the cluster from this stack's `cluster` export instead"
+        None,
+        description="deploy onto the cluster this stack exports (`cluster`, `kubeconfig`) "
+        "instead of `gpu-ci:cluster`",
     )
 
     @field_validator("set")

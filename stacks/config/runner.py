@@ -24,11 +24,10 @@ RunnerScope = Literal["repository", "organization", "enterprise"]
 class GithubAppConfig(ConfigModel):
     """The GitHub App installed on the repository, organization or enterprise."""
 
-    appId: StrictInt = Field(ge=1)
-    installationId: StrictInt = Field(ge=1)
+    appId: StrictInt = Field(ge=1, description="the GitHub App's ID")
+    installationId: StrictInt = Field(ge=1, description="its installation's ID")
     privateKey: SecretStr = Field(
-        description="the App's PEM key: pulumi config set --secret --path "
-        "gpu-ci:runner.githubApp.privateKey < key.pem",
+        description="the App's PEM private key (`pulumi config set --secret --path KEY < key.pem`)",
         json_schema_extra={CREDENTIAL_FILE: "key.pem"},
     )
 
@@ -48,15 +47,24 @@ class RunnerConfig(ConfigModel):
     """Where the runners register, and how jobs find them."""
 
     url: GithubUrl = Field(
-        description="https://github.com/ORG/REPO, https://github.com/ORG or "
-        "https://github.com/enterprises/ENTERPRISE (as ARC's githubConfigUrl)"
+        description="where the runners register: `https://github.com/ORG[/REPO]` or "
+        "`https://github.com/enterprises/NAME`"
     )
     labels: list[str] | None = Field(
-        None, description="default: derived from the VM shape, e.g. oracle-vm-gpu-a10-1"
+        None,
+        description="default: from the VM shape, e.g. `oracle-vm-gpu-a10-1` (required for "
+        "`ssh` hosts); the labels jobs select with `runs-on`",
     )
-    group: str = Field("Default", min_length=1, max_length=100)
+    group: str = Field(
+        "Default",
+        min_length=1,
+        max_length=100,
+        description="the runner group (organizations and enterprises; repositories: `Default`)",
+    )
     ephemeral: bool = Field(True, description="one job per runner, then a fresh one")
-    githubApp: GithubAppConfig
+    githubApp: GithubAppConfig = Field(
+        description="the GitHub App the hosts mint just-in-time runner configs with"
+    )
 
     @field_validator("labels")
     @classmethod

@@ -48,18 +48,56 @@ _WHY = {
 class StackConfig(ConfigModel):
     """Validated stack config. Build it with `stacks.config.load_config`."""
 
-    capacity: CapacityKind = "none"
-    vm: VmCapacityConfig | None = None
-    arc: ArcConfig | None = None
-    compartmentId: Ocid | None = None
-    tenancyId: Ocid | None = None
-    owner: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$")
-    network: NetworkConfig = Field(default_factory=NetworkConfig)
-    host: HostConfig | None = None
-    runner: RunnerConfig | None = None
-    cluster: NvkindClusterSpec | None = None
-    usage: Usage = Field(default_factory=Usage)
-    platform: PlatformConfig | None = None
+    capacity: CapacityKind = Field(
+        "none",
+        description="`vm`: OCI GPU VMs as self-hosted runners; `arc`: ARC runner scale sets; "
+        "`none`: no capacity layer",
+    )
+    vm: VmCapacityConfig | None = Field(
+        None,
+        description="default: `{}` with `capacity: vm`; the GPU VMs, each a self-hosted runner",
+    )
+    arc: ArcConfig | None = Field(
+        None,
+        description="required when `capacity: arc`; ARC's controller, cluster and scale sets",
+    )
+    compartmentId: Ocid | None = Field(
+        None,
+        description="required when `capacity: vm`, or `arc` creates OKE or a network or "
+        "launches VMs without their own; the OCI compartment of what this stack creates",
+    )
+    tenancyId: Ocid | None = Field(
+        None,
+        description="required when `vm.availabilityDomains` lists several; the tenancy (root "
+        "compartment), where the capacity reports that pick an AD are made",
+    )
+    owner: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$",
+        description="required when `capacity: vm`, or `arc` creates OKE or a network; who "
+        "pays: every OCI resource is tagged `gpu-ci-owner` with it",
+    )
+    network: NetworkConfig = Field(
+        default_factory=NetworkConfig,
+        description="the VCN and subnet of the VMs (and OKE), and who may reach them",
+    )
+    host: HostConfig | None = Field(
+        None,
+        description="default: none (no host layer); where the bootstrap steps run, and what "
+        "they install",
+    )
+    runner: RunnerConfig | None = Field(
+        None, description="register each `oci-vm` or `ssh` host as a GitHub self-hosted runner"
+    )
+    cluster: NvkindClusterSpec | None = Field(
+        None, description="an nvkind GPU cluster on the (one) host"
+    )
+    usage: Usage = Field(
+        default_factory=Usage, description="the GPU CI load the monthly cost estimate prices"
+    )
+    platform: PlatformConfig | None = Field(
+        None, description="the recipe deployed onto the cluster (this stack's or another's)"
+    )
 
     @field_validator("compartmentId", "tenancyId", mode="before")
     @classmethod

@@ -69,9 +69,11 @@ class ImageConfig(ConfigModel):
     replace running VMs (see `OciGpuInstance`), `pulumi up --replace` does.
     """
 
-    id: Ocid | None = None
-    operatingSystem: str = "Canonical Ubuntu"
-    operatingSystemVersion: str = "24.04"
+    id: Ocid | None = Field(None, description="an image OCID to pin, instead of the filter")
+    operatingSystem: str = Field(
+        "Canonical Ubuntu", description="filter: the newest image of this OS for the shape"
+    )
+    operatingSystemVersion: str = Field("24.04", description="filter: its version")
 
     @model_validator(mode="after")
     def _id_or_filter(self) -> Self:
@@ -87,16 +89,28 @@ class ImageConfig(ConfigModel):
 class VmCapacityConfig(ConfigModel):
     """GPU VMs this stack creates, each a self-hosted runner."""
 
-    allowUnlistedShape: bool = False
-    shape: str = "VM.GPU.A10.1"
-    count: StrictInt = Field(default=1, ge=1, le=100)
-    availabilityDomains: list[AvailabilityDomain] = Field(
-        default_factory=lambda: list[int | str]([0]), min_length=1
+    allowUnlistedShape: bool = Field(
+        False, description="accept a shape newer than the list in stacks/shapes.py"
     )
-    image: ImageConfig = Field(default_factory=ImageConfig)
-    bootVolumeSizeGbs: StrictInt = Field(default=512, ge=50, le=32768)
-    assignPublicIp: bool = True
-    sshAuthorizedKeys: list[SshPublicKey] = Field(default_factory=list)
+    shape: str = Field("VM.GPU.A10.1", description="a GPU shape listed in stacks/shapes.py")
+    count: StrictInt = Field(default=1, ge=1, le=100, description="how many VMs (1-100)")
+    availabilityDomains: list[AvailabilityDomain] = Field(
+        default_factory=lambda: list[int | str]([0]),
+        min_length=1,
+        description="candidate ADs in order, indexes or names (`Uocm:PHX-AD-1`); with "
+        "several, the first with free capacity wins (needs `tenancyId`)",
+    )
+    image: ImageConfig = Field(
+        default_factory=ImageConfig, description="the boot image: an OCID, or a filter"
+    )
+    bootVolumeSizeGbs: StrictInt = Field(
+        default=512, ge=50, le=32768, description="boot volume in GB, grown on first boot"
+    )
+    assignPublicIp: bool = Field(True, description="a public IP on the VNIC (the host layer's)")
+    sshAuthorizedKeys: list[SshPublicKey] = Field(
+        default_factory=list,
+        description="OpenSSH public keys every VM authorizes (a private key is refused)",
+    )
 
     @field_validator("shape")
     @classmethod

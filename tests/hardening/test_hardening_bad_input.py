@@ -356,7 +356,7 @@ CASES = [
     ),
     Case(
         "driver-branch",
-        "gpu-ci:host.versions.driverBranch: String should match pattern",
+        "gpu-ci:host.versions.driverBranch: 'latest' is not an NVIDIA driver branch",
         local(versions={"driverBranch": "latest"}),
     ),
     Case(
@@ -401,12 +401,13 @@ CASES = [
     ),
     Case(
         "criteria-intent",
-        "gpu-ci:platform: --intent inference: no overlay in the catalog supports it",
+        "gpu-ci:platform.intent: no overlay in the catalog supports it; valid values: "
+        "training (or any) [given: 'inference']",
         platform(intent="inference"),
     ),
     Case(
         "criteria-service",
-        "gpu-ci:platform: --service gke: no overlay in the catalog supports it",
+        "gpu-ci:platform.service: no overlay in the catalog supports it",
         platform(service="gke"),
     ),
     Case(
@@ -426,7 +427,7 @@ CASES = [
     ),
     Case(
         "catalog-dir",
-        "gpu-ci:platform: --data /nonexistent/gpu-ci-catalog: not a directory",
+        "gpu-ci:platform.catalogs[0]: not a directory [given: '/nonexistent/gpu-ci-catalog']",
         platform(catalogs=["/nonexistent/gpu-ci-catalog"]),
     ),
     # -- recipe catalogs layered under the project's ---------------------------------------
@@ -440,7 +441,7 @@ CASES = [
     ),
     Case(
         "recipe-dependency-cycle",
-        "gpu-ci:platform: dependency cycle among components: ping, pong",
+        "gpu-ci:platform.catalogs: dependency cycle among components: ping, pong",
         catalog={
             "registry.yaml": registry("ping", "pong"),
             "overlays/ping-pong.yaml": overlay(
@@ -524,7 +525,9 @@ CASES = [
     ),
     Case(
         "reference-unknown-stack",
-        "no stack 'gpu-prod': Pulumi.gpu-prod.yaml does not exist",
+        "Pulumi.broken.yaml: gpu-ci:platform.clusterStack names stack "
+        "'organization/gpu-ci/gpu-prod', which has no Pulumi.gpu-prod.yaml here (stacks here: "
+        "broken)",
         stacks={
             "broken": yaml.safe_dump(
                 {
@@ -845,7 +848,7 @@ def test_a_recipe_error_in_a_vm_stack_registers_nothing(tmp_path: Path) -> None:
         **{"gpu-ci:cluster": {"name": "gpu-ci"}, "gpu-ci:platform": {"intent": "inference"}},
     )
     registered: list[Registration] = []
-    with pytest.raises(pulumi.RunError, match=r"--intent inference"):
+    with pytest.raises(pulumi.RunError, match=r"  - gpu-ci:platform.intent: .*'inference'"):
         run_program(
             main, project="gpu-ci", stack="vm", config=flat(values), registrations=registered
         )

@@ -147,7 +147,6 @@ CLUSTER = {
     "gpu-ci:platform": {
         "service": "kind",
         "accelerator": "a10",
-        "os": "ubuntu",
         "intent": "training",
         "platform": "kubeflow",
     },
@@ -362,22 +361,26 @@ ROWS = [
         "gpu-ci:host.versions.driverBranch",
         LOCAL,
         "570-server",
-        "gpu-ci:host.versions.driverBranch: String should match pattern "
-        "'^[0-9]{3}(-server|-open|-server-open)?$' [given: '570-server\\n']",
+        "gpu-ci:host.versions.driverBranch: '570-server\\n' is not an NVIDIA driver branch "
+        "(BRANCH, BRANCH-server, BRANCH-open or BRANCH-server-open, as Ubuntu's "
+        "nvidia-driver-BRANCH packages are named): remove the spaces or line break around it "
+        "(apt-cache search --names-only '^nvidia-driver-[0-9]' lists them) "
+        "[given: '570-server\\n']",
     ),
     Row(
         "gpu-ci:host.versions.toolkit",
         LOCAL,
         "1.17.8-1",
-        "gpu-ci:host.versions.toolkit: String should match pattern "
-        "'^[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.~+]+)?$' [given: '1.17.8-1\\n']",
+        "gpu-ci:host.versions.toolkit: '1.17.8-1\\n' is not an apt version of "
+        "nvidia-container-toolkit: remove the spaces or line break around it (apt-cache "
+        "madison nvidia-container-toolkit lists them) [given: '1.17.8-1\\n']",
     ),
     Row(
         "gpu-ci:host.versions.nvkind.commit",
         LOCAL,
         "9a3061c",
-        "gpu-ci:host.versions.nvkind.commit: String should match pattern '^[0-9a-f]{7,40}$' "
-        "[given: '9a3061c\\n']",
+        "gpu-ci:host.versions.nvkind.commit: '9a3061c\\n' is not a git commit hash: remove "
+        "the spaces or line break around it [given: '9a3061c\\n']",
     ),
     Row(
         "gpu-ci:host.versions.nvkind.binaryUrl",
@@ -397,8 +400,8 @@ ROWS = [
         "gpu-ci:host.versions.kind.version",
         LOCAL,
         "0.31.0",
-        "gpu-ci:host.versions.kind.version: String should match pattern "
-        "'^[0-9]+\\.[0-9]+\\.[0-9]+$' [given: '0.31.0\\n']",
+        "gpu-ci:host.versions.kind.version: '0.31.0\\n' is not a release version "
+        "MAJOR.MINOR.PATCH: remove the spaces or line break around it [given: '0.31.0\\n']",
     ),
     Row(
         "gpu-ci:host.versions.kind.sha256",
@@ -411,8 +414,8 @@ ROWS = [
         "gpu-ci:host.versions.kubectl.version",
         LOCAL,
         "1.35.0",
-        "gpu-ci:host.versions.kubectl.version: String should match pattern "
-        "'^[0-9]+\\.[0-9]+\\.[0-9]+$' [given: '1.35.0\\n']",
+        "gpu-ci:host.versions.kubectl.version: '1.35.0\\n' is not a release version "
+        "MAJOR.MINOR.PATCH: remove the spaces or line break around it [given: '1.35.0\\n']",
     ),
     Row(
         "gpu-ci:host.versions.kubectl.sha256",
@@ -425,8 +428,8 @@ ROWS = [
         "gpu-ci:host.versions.helm.version",
         LOCAL,
         "3.19.0",
-        "gpu-ci:host.versions.helm.version: String should match pattern "
-        "'^[0-9]+\\.[0-9]+\\.[0-9]+$' [given: '3.19.0\\n']",
+        "gpu-ci:host.versions.helm.version: '3.19.0\\n' is not a release version "
+        "MAJOR.MINOR.PATCH: remove the spaces or line break around it [given: '3.19.0\\n']",
     ),
     Row(
         "gpu-ci:host.versions.helm.sha256",

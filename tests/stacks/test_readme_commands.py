@@ -1,0 +1,108 @@
+"""Every project command in the README's ```sh blocks runs, exactly as written.
+
+A command is a line that starts with `.venv/bin/python -m stacks`, `.venv/bin/python -m
+recipes` or `python3 tasks.py plan`. Each runs in a copy of the checkout (so the files it
+writes, such as `plan.json`, land in a temporary folder and nothing is rewritten), whose
+`.venv` is this interpreter's virtualenv, already set up: `tasks.py plan` then skips the
+install (which needs the network and minutes) and plans, as on a machine that ran it once.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tasks
+from stacks.plan import REPO
+
+README = REPO / "README.md"
+PROJECT_COMMAND = re.compile(r"(\.venv/bin/python -m (stacks|recipes)|python3 tasks\.py plan)\b")
+_SH_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+_NOT_COPIED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    "node_modules",
+    "out",
+    "plan.json",
+    "graph.mmd",
+)
+
+
+def readme_commands() -> list[str]:
+    """The project commands of the README's sh blocks, in order, comments kept."""
+    return [
+        line.strip()
+        for block in _SH_BLOCK.findall(README.read_text())
+        for line in block.splitlines()
+        if PROJECT_COMMAND.match(line.strip())
+    ]
+
+
+def _expected_codes(argv: list[str]) -> set[int]:
+    # `stacks diff` exits 1 when the plans differ: a diff with changes, not a failure.
+    return {0, 1} if argv[1:4] == ["-m", "stacks", "diff"] else {0}
+
+
+def _output_files(argv: list[str]) -> list[str]:
+    return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in ("--json", "--mermaid")]
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("needs the tests to run in the project's virtualenv (.venv/bin/pytest)")
+    root = tmp_path_factory.mktemp("readme") / "gpu-ci"
+    shutil.copytree(REPO, root, ignore=_NOT_COPIED, symlinks=True)
+    venv, ours = root / ".venv", Path(sys.prefix)
+    (venv / "bin").mkdir(parents=True)
+    shutil.copy(ours / "pyvenv.cfg", venv / "pyvenv.cfg")
+    (venv / "bin" / "python").symlink_to(Path(sys.executable))
+    (venv / "lib").symlink_to(ours / "lib", target_is_directory=True)
+    (venv / ".requirements.sha256").write_text(tasks._digest())  # set up, for tasks.py
+    return root
+
+
+def test_the_readme_shows_the_first_commands() -> None:
+    commands = readme_commands()
+    assert any(c.startswith("python3 tasks.py plan") for c in commands)
+    assert any(c.startswith(".venv/bin/python -m stacks plan") for c in commands)
+    assert any(c.startswith(".venv/bin/python -m recipes") for c in commands)
+
+
+def test_no_readme_line_runs_the_system_python_on_the_project() -> None:
+    """`python -m stacks` needs the virtualenv's Pulumi SDK: sh blocks say .venv/bin/python."""
+    bare = [
+        line
+        for block in _SH_BLOCK.findall(README.read_text())
+        for line in block.splitlines()
+        if re.match(r"\s*python3? -m (stacks|recipes)\b", line)
+    ]
+    assert not bare
+
+
+@pytest.mark.parametrize(
+    "command", readme_commands(), ids=lambda c: shlex.join(shlex.split(c, comments=True))
+)
+def test_a_readme_command_runs_as_written(command: str, checkout: Path) -> None:
+    argv = shlex.split(command, comments=True)
+    if argv[0] == "python3" and shutil.which("python3") is None:
+        pytest.skip("no python3 on PATH")
+    done = subprocess.run(
+        argv, cwd=checkout, capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.returncode in _expected_codes(argv), done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    assert done.stdout.strip()  # it printed what it is for
+    for name in _output_files(argv):
+        assert (checkout / name).is_file(), f"{command}: wrote no {name}"
