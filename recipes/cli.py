@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import NoReturn
 
 from recipes.catalog import load_catalog
-from recipes.criteria import RecipeCriteria
+from recipes.criteria import AICR_VALUES, FIELDS, HELP, RecipeCriteria
 from recipes.errors import RecipeError
 from recipes.resolver import resolve
 from recipes.values import select
@@ -27,6 +28,33 @@ class _Parser(argparse.ArgumentParser):
         raise RecipeError(f"{self.prog}: {message}")
 
 
+@cache
+def _bundled_values() -> dict[str, list[str]]:
+    """The criteria values the bundled catalog's overlays pin (none if it does not load)."""
+    try:
+        catalog = load_catalog(None)
+    except RecipeError:
+        return {}
+    values = {f: sorted(catalog.vocabulary[f]) for f in FIELDS}
+    pinned = (o.doc.spec.criteria for o in catalog.overlays.values())
+    values["nodes"] = sorted({str(c.nodes) for c in pinned if c is not None and c.nodes})
+    return values
+
+
+def _criterion_help(name: str) -> str:
+    known = _bundled_values().get(name, [])
+    if name == "nodes":
+        pinned = f"the bundled catalog pins {', '.join(known) or 'none'}"
+        return f"{HELP[name]}: 0 (the default: any count) or a positive number; {pinned}"
+    listed = f"{', '.join(known)} or any" if known else "only any (the bundled catalog pins none)"
+    more = ", ".join(v for v in AICR_VALUES[name] if v not in known)
+    text = (
+        f"{HELP[name]}: {listed}; with --data and AICR's catalog also e.g. {more}. "
+        "Default any: only overlays that leave it open. Case-insensitive"
+    )
+    return text.replace("%", "%%")
+
+
 def _criteria_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data",
@@ -36,8 +64,10 @@ def _criteria_flags(p: argparse.ArgumentParser) -> None:
         help="catalog directory; repeat to layer (later wins). Default: recipes/catalog",
     )
     for name in ("service", "accelerator", "os", "intent", "platform"):
-        p.add_argument(f"--{name}", default="any", metavar=name.upper()[0])
-    p.add_argument("--nodes", type=int, default=0, metavar="N")
+        p.add_argument(
+            f"--{name}", default="any", metavar=name.upper()[0], help=_criterion_help(name)
+        )
+    p.add_argument("--nodes", type=int, default=0, metavar="N", help=_criterion_help("nodes"))
     p.add_argument("-o", "--output", metavar="FILE", help="write YAML here instead of stdout")
 
 

@@ -14,6 +14,25 @@ from pydantic import BaseModel, ConfigDict, Field
 ANY = "any"
 FIELDS: tuple[str, ...] = ("service", "accelerator", "os", "intent", "platform")
 
+HELP: dict[str, str] = {
+    "service": "the Kubernetes service the cluster runs on",
+    "accelerator": "the GPU model",
+    "os": "the GPU nodes' operating system",
+    "intent": "the workload",
+    "platform": "the ML platform the recipe serves",
+    "nodes": "the node count an overlay is pinned to",
+}
+"""What each criterion means (`python -m recipes recipe --help`)."""
+
+AICR_VALUES: dict[str, tuple[str, ...]] = {
+    "service": ("eks", "gke", "aks", "kind"),
+    "accelerator": ("h100", "gb200"),
+    "os": ("ubuntu", "cos"),
+    "intent": ("training", "inference"),
+    "platform": ("kubeflow", "dynamo"),
+}
+"""Values AICR v0.11.1's overlays pin, for `--help` (with `--data` and AICR's catalog)."""
+
 
 def _is_any(value: str) -> bool:
     return value == "" or value.lower() == ANY

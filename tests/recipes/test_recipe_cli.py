@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from recipes.catalog import load_catalog
 from recipes.cli import main
+from recipes.criteria import HELP
 
 KIND = [
     "--service",
@@ -134,3 +137,42 @@ def test_module_entry_point() -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_help_gives_each_criterion_its_allowed_values(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["recipe", "--help"])
+    assert exited.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    assert "--service S the Kubernetes service the cluster runs on: kind, oke or any;" in text
+    assert "--accelerator A the GPU model: a10 or any;" in text
+    assert (
+        "--os O the GPU nodes' operating system: only any (the bundled catalog pins none)" in text
+    )
+    assert "--intent I the workload: training or any; with --data and AICR's catalog also" in text
+    assert "--platform P the ML platform the recipe serves: kubeflow or any;" in text
+    assert "--nodes N the node count an overlay is pinned to: 0 (the default: any count)" in text
+
+
+@pytest.mark.parametrize("command", ["recipe", "query"])
+def test_help_values_are_the_bundled_catalogs(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name, values in load_catalog(None).vocabulary.items():
+        listed = f"{', '.join(sorted(values))} or any" if values else "only any"
+        assert f"--{name} {name.upper()[0]} {HELP[name]}: {listed}" in text, name
+
+
+def test_the_readme_recipe_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    lines = [
+        line for line in readme.splitlines() if line.startswith(".venv/bin/python -m recipes ")
+    ]
+    commands = {shlex.split(line, comments=True)[3] for line in lines}
+    assert commands == {"recipe", "query"}
+    for line in lines:
+        assert main(shlex.split(line, comments=True)[3:]) == 0, line
+        assert capsys.readouterr().out
