@@ -19,11 +19,7 @@ readonly kubeconfig="$ROOT$KUBECONFIG_PATH"
 # parameter because it is part of the cluster's identity, so a new one re-runs the step.
 : "$STATEDIR"
 
-address="${API_SERVER_ADDRESS:-}"
-[ -n "$address" ] || die "API_SERVER_ADDRESS is not set: run the step as \
-API_SERVER_ADDRESS=<address> bash <script>, with the host's public IP (127.0.0.1 locally)"
-valid_address "$address" ||
-  die "API_SERVER_ADDRESS '$address' is not an IPv4 address or DNS name that clients can reach"
+address="$(api_server_address)" || exit 1
 server="https://$address:$API_SERVER_PORT"
 
 as_root_if "$USE_SUDO" test -s "$kubeconfig" ||

@@ -155,6 +155,17 @@ valid_address() {
   [ "${#1}" -le 253 ] && [[ $1 =~ ^$label(\.$label)*$ ]]
 }
 
+# api_server_address: the address clients reach the API server at, from
+# $API_SERVER_ADDRESS (set on the step's command line), checked; dies without a valid one.
+api_server_address() {
+  local address="${API_SERVER_ADDRESS:-}"
+  [ -n "$address" ] || die "API_SERVER_ADDRESS is not set: run the step as \
+API_SERVER_ADDRESS=<address> bash <script>, with the host's public IP (127.0.0.1 locally)"
+  valid_address "$address" ||
+    die "API_SERVER_ADDRESS '$address' is not an IPv4 address or DNS name that clients can reach"
+  printf '%s' "$address"
+}
+
 # set_server TEXT URL: the kubeconfig TEXT with its one cluster server set to URL; fails
 # unless TEXT has exactly one `server:` line.
 set_server() {

@@ -40,11 +40,7 @@ cluster_exists() {
   grep -qxF "$CLUSTER_NAME" <<<"$clusters"
 }
 
-address="${API_SERVER_ADDRESS:-}"
-[ -n "$address" ] || die "API_SERVER_ADDRESS is not set: run the step as \
-API_SERVER_ADDRESS=<address> bash <script>, with the host's public IP (127.0.0.1 locally)"
-valid_address "$address" ||
-  die "API_SERVER_ADDRESS '$address' is not an IPv4 address or DNS name that clients can reach"
+address="$(api_server_address)" || exit 1
 server="https://$address:$API_SERVER_PORT"
 
 # The config with the host's address as a certificate SAN (already there when local).
