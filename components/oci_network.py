@@ -7,13 +7,13 @@ ingress is expressed as NSG rules from the configured CIDRs.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pulumi
 import pulumi_oci as oci
 
 from components.base import ComponentArgs, PulumiInput, child
+from components.names import cidr_slug
 from stacks.config import NetworkConfig
 
 TCP = "6"
@@ -23,10 +23,6 @@ class OciNetworkArgs(ComponentArgs):
     compartment_id: str
     config: NetworkConfig
     freeform_tags: dict[str, str]
-
-
-def _slug(cidr: str) -> str:
-    return re.sub(r"[^0-9A-Za-z]+", "-", cidr).strip("-")
 
 
 class OciNetwork(pulumi.ComponentResource):
@@ -77,7 +73,7 @@ class OciNetwork(pulumi.ComponentResource):
         ):
             for cidr in cidrs:
                 self._rule(
-                    f"{name}-{key}-{_slug(cidr)}",
+                    f"{name}-{key}-{cidr_slug(cidr)}",
                     nsg.id,
                     direction="INGRESS",
                     protocol=TCP,

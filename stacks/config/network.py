@@ -6,6 +6,7 @@ import ipaddress
 
 from pydantic import Field, StrictInt, ValidationInfo, field_validator
 
+from components.names import cidr_slug
 from policy.rules import WorldOpening, world_openings
 from stacks.config.base import Cidr, ConfigModel, Ocid
 
@@ -70,6 +71,16 @@ class NetworkConfig(ConfigModel):
                 f"lists {', '.join(twice)} more than once (compared normalised); each CIDR "
                 "becomes one NSG rule named after it, so list each once"
             )
+        named: dict[str, str] = {}
+        for cidr in cidrs:
+            other = named.setdefault(cidr_slug(cidr), cidr)
+            if other != cidr:
+                raise ValueError(
+                    f"{other} and {cidr} would give two NSG rules one name "
+                    f"(…-{cidr_slug(cidr)}: a rule is named after its CIDR's digits, and "
+                    "these differ only in where their colons are); cover both with one "
+                    "larger block, or drop one"
+                )
         if info.data.get("allowWorldIngress"):
             return cidrs
         openings = world_openings(cidrs)  # the policy pack's no-world-open-ingress judges so too
