@@ -57,6 +57,8 @@ from components.host.result import StepResultError, parse_result
 
 class NvkindClusterArgs(ComponentArgs):
     spec: NvkindClusterSpec
+    params: NvkindClusterParams
+    """`cluster_params(spec, gpu_count)`, built (and checked) before anything registers."""
     gpu_count: int | None = Field(None, ge=1)
     """GPUs on the host; None when unknown (nvkind then accepts any non-zero count)."""
     connection: Any | None = None
@@ -156,7 +158,7 @@ class NvkindCluster(pulumi.ComponentResource):
         super().__init__("gpu-ci:cluster:NvkindCluster", name, None, opts)
         self._args = args
         self._resource_name = name
-        params = cluster_params(args.spec, args.gpu_count)
+        params = args.params
         script = render_script(Step.NVKIND_CLUSTER, params)
         (planned,) = chained(
             [

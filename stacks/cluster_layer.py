@@ -70,13 +70,16 @@ class ClusterLayer:
     exports: dict[str, Any]
 
 
-def build_cluster_layer(cfg: StackConfig, machine: Machine) -> ClusterLayer:
+def build_cluster_layer(
+    cfg: StackConfig, machine: Machine, prepared: PreparedCluster
+) -> ClusterLayer:
     spec = cfg.cluster
     assert spec is not None
     cluster = NvkindCluster(
         "cluster",
         NvkindClusterArgs(
             spec=spec,
+            params=prepared.params,
             gpu_count=machine.gpu_count,
             connection=machine.args.connection,
             api_address=machine.api_address,

@@ -227,7 +227,8 @@ def build_graph(
         if cfg.cluster is not None:
             from stacks.cluster_layer import build_cluster_layer  # noqa: PLC0415
 
-            cluster = build_cluster_layer(cfg, hosts.machines[0])
+            assert prepared.cluster is not None
+            cluster = build_cluster_layer(cfg, hosts.machines[0], prepared.cluster)
             outputs.layers.update(cluster.exports)
     if platform is not None:
         from stacks.platform_layer import build_platform_layer  # noqa: PLC0415
