@@ -171,20 +171,13 @@ def _resource_problem(item: tuple[int, Any]) -> str | None:
 # -- comparing -------------------------------------------------------------------------
 
 
-def urn_key(urn: str) -> str:
-    """A URN without its `urn:pulumi:STACK::PROJECT::` prefix: the same resource of two
-    stacks (a plan of `dev` and of a renamed copy) compares as one."""
-    parts = urn.split("::", 2)
-    return parts[2] if len(parts) == 3 and parts[0].startswith("urn:pulumi:") else urn
-
-
 _RANK = {"delete": 0, "replace": 1, "create": 2, "update": 3, "same": 4}
 
 
 def diff_snapshots(base: Snapshot, head: Snapshot) -> PlanDiff:
     lifecycle = classify(base, head)
     old_deps, new_deps = _identity_deps(base), _identity_deps(head)
-    new_keys = identity_keys(head)
+    old_keys, new_keys = identity_keys(base), identity_keys(head)
     result = PlanDiff(base=_label(base), head=_label(head))
     for fate in lifecycle.fates:
         if fate.urn not in new_keys:  # in base only: deleted (or a read no longer made)
@@ -194,8 +187,8 @@ def diff_snapshots(base: Snapshot, head: Snapshot) -> PlanDiff:
         added: tuple[str, ...] = ()
         removed: tuple[str, ...] = ()
         if fate.op != "create":
-            now = new_deps.get(fate.urn, set())
-            was = old_deps.get(fate.previous_urn or fate.urn, set())
+            now = new_deps.get(new_keys[fate.urn], set())
+            was = old_deps.get(old_keys[fate.previous_urn or fate.urn], set())
             added, removed = _names(now - was), _names(was - now)
         if fate.op is None and not (added or removed):
             result.unchanged += 1
@@ -228,17 +221,20 @@ def _change(
     )
 
 
-def _names(keys: set[tuple[tuple[str, str], ...]]) -> tuple[str, ...]:
+def _names(keys: set[Identity]) -> tuple[str, ...]:
     """Identity chains as `type::name` of their last element, sorted."""
     return tuple(sorted(f"{chain[-1][0]}::{chain[-1][1]}" for chain in keys))
 
 
-def _identity_deps(snap: Snapshot) -> dict[str, set[tuple[tuple[str, str], ...]]]:
-    """Each resource's (collapsed) dependencies as identity chains, which are the same for
-    both URN spellings."""
+Identity = tuple[tuple[str, str], ...]
+
+
+def _identity_deps(snap: Snapshot) -> dict[Identity, set[Identity]]:
+    """Each resource's (collapsed) dependencies, resources named by their identity chains
+    (`lifecycle.identity_keys`), which are the same for both URN spellings and any stack."""
     keys = identity_keys(snap)
     return {
-        urn: {keys[d] for d in deps if d in keys}
+        keys[urn]: {keys[d] for d in deps if d in keys}
         for urn, deps in collapsed_dependencies(snap).items()
     }
 
@@ -251,14 +247,6 @@ def _run_order(snap: Snapshot) -> dict[str, int]:
 
 def _label(snap: Snapshot) -> str:
     return f"{snap['project']}/{snap['stack']}"
-
-
-def _named_deps(snap: Snapshot) -> dict[str, set[str]]:
-    """Each resource's (collapsed) dependencies, by URN key, as URN keys."""
-    return {
-        urn_key(urn): {urn_key(d) for d in deps}
-        for urn, deps in collapsed_dependencies(snap).items()
-    }
 
 
 # What replacing or deleting a resource takes away, for the ones a reviewer must not miss:
@@ -524,10 +512,12 @@ _STYLE = {"create": "added", "delete": "removed", "replace": "replaced"}
 def render_changed_mermaid(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
     """The changed resources, their direct dependencies and dependents (as context), and
     the edges between them: solid as in head, dotted where base had an edge head lacks."""
-    info = {urn_key(r["urn"]): r for r in base["resources"]}
-    info.update({urn_key(r["urn"]): r for r in head["resources"]})
-    old_deps, new_deps = _named_deps(base), _named_deps(head)
-    style = {urn_key(r.key): _STYLE.get(r.op, "changed") for r in d.resources}
+    # Resources by identity chain, so a base planned with the old URN spelling (or under
+    # another stack name) draws each resource once, as the diff compares them.
+    chain = {**identity_keys(base), **identity_keys(head)}
+    info = {chain[r["urn"]]: r for r in (*base["resources"], *head["resources"])}
+    old_deps, new_deps = _identity_deps(base), _identity_deps(head)
+    style = {chain[r.key]: _STYLE.get(r.op, "changed") for r in d.resources}
     shown = set(style)
     if len(shown) <= _CONTEXT_LIMIT:
         for deps in (old_deps, new_deps):

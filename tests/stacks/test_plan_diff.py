@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from stacks.diff import diff_snapshots, render_markdown, render_text, show
+from stacks.diff import (
+    diff_snapshots,
+    render_changed_mermaid,
+    render_markdown,
+    render_text,
+    show,
+)
 from stacks.plan import REPO, plan_stack
 from stacks.snapshot import Snapshot, dumps
 
@@ -292,3 +298,24 @@ def test_an_unwritable_json_file_is_one_line_naming_the_flag(
         f"error: --json {tmp_path / 'missing' / 'out.json'}: cannot write it"
     )
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_a_base_in_the_old_urn_spelling_draws_each_resource_once() -> None:
+    """Plans written before the engine's URNs (the mock prefixed top-level resources with
+    the stack's type): the diff, and its picture, match them by identity."""
+
+    def spelled(top: str) -> list[dict[str, Any]]:
+        vcn = {**_resource("vcn"), "urn": f"urn:pulumi:s::p::{top}t:m:T::vcn"}
+        box = {**_resource("box"), "type": "t:m:Box", "custom": False}
+        box["urn"] = f"urn:pulumi:s::p::{top}t:m:Box::box"
+        step = {**_resource("step"), "urn": "urn:pulumi:s::p::t:m:Box$t:m:T::step"}
+        step["parent"], step["dependencies"] = box["urn"], [vcn["urn"]]
+        return [vcn, box, step]
+
+    base, head = _snap(*spelled("pulumi:pulumi:Stack$")), _snap(*spelled(""))
+    head["resources"][2]["inputs"] = {"size": 2}
+    d = diff_snapshots(base, head)
+    assert [(r.op, r.name) for r in d.resources] == [("update", "step")]
+    mermaid = render_changed_mermaid(d, base, head)
+    assert mermaid.count('["vcn<br/><small>T</small>"]') == 1
+    assert "-.->" not in mermaid  # the edge is the same edge, not one dropped and one new
