@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -88,12 +88,7 @@ class Rules:
 
 
 def _extend(rules: TypeRules, paths: Iterable[str]) -> TypeRules:
-    return TypeRules(
-        (*rules.force_new, *paths),
-        rules.delete_before_replace,
-        rules.outputs_unknown_on_update,
-        rules.source,
-    )
+    return replace(rules, force_new=(*rules.force_new, *paths))
 
 
 def camel(path: str) -> str:
@@ -197,9 +192,6 @@ class Fate:
 @dataclass
 class Lifecycle:
     fates: list[Fate] = field(default_factory=list)
-
-    def by_op(self, *ops: Op) -> list[Fate]:
-        return [f for f in self.fates if f.op in ops]
 
     @property
     def changed(self) -> list[Fate]:
