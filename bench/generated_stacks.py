@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from stacks import yaml_text
+from core import yaml_text
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from typing import Any
 import pulumi
 from pydantic import BaseModel, ConfigDict
 
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 
 class InputError(GpuCiError, pulumi.RunError):

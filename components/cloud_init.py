@@ -14,8 +14,8 @@ import json
 
 import yaml
 
-from stacks import yaml_text
-from stacks.errors import GpuCiError
+from core import yaml_text
+from core.errors import GpuCiError
 
 CLOUD_CONFIG_HEADER = "#cloud-config"
 

@@ -21,12 +21,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from core.errors import did_you_mean
 from recipes.criteria import FIELDS
 from recipes.errors import RecipeError, from_validation_error
 from recipes.model import ComponentRef, RecipeMetadata, RecipeMixin
 from recipes.registry import ComponentConfig, ComponentRegistry
 from recipes.yamlfiles import load_yaml
-from stacks.errors import did_you_mean
 
 BASE = "base"
 REGISTRY = "registry.yaml"

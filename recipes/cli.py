@@ -13,12 +13,12 @@ from functools import cache
 from pathlib import Path
 from typing import NoReturn
 
+from core import yaml_text
 from recipes.catalog import load_catalog
 from recipes.criteria import AICR_VALUES, FIELDS, HELP, RecipeCriteria
 from recipes.errors import RecipeError
 from recipes.resolver import resolve
 from recipes.values import select
-from stacks import yaml_text
 
 USAGE_ERROR = 2
 

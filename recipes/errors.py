@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 
 class RecipeError(GpuCiError):

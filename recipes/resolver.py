@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from core.errors import did_you_mean
 from recipes.catalog import Catalog, Overlay, chain_of
 from recipes.criteria import FIELDS, RecipeCriteria
 from recipes.errors import RecipeError
@@ -46,7 +47,6 @@ from recipes.merge import MIXIN_SAFE_FIELDS, MergedSpec
 from recipes.model import ComponentRef
 from recipes.ordering import deployment_order
 from recipes.result import RecipeResult, ResultMetadata
-from stacks.errors import did_you_mean
 
 
 def resolve(catalog: Catalog, criteria: RecipeCriteria) -> RecipeResult:

@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core import yaml_text
 from recipes.criteria import RecipeCriteria
 from recipes.model import ComponentRef, Constraint, Validation
-from stacks import yaml_text
 
 RESULT_API_VERSION = "aicr.nvidia.com/v1alpha1"
 

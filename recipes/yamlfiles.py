@@ -2,7 +2,7 @@
 
 Catalog files are read once per process and keyed by (path, mtime, size), so resolving
 many recipes, or loading the same data directories twice, never re-parses a file. Parsing
-goes through `stacks.yaml_text` (libyaml, with the pure-Python loader's error messages),
+goes through `core.yaml_text` (libyaml, with the pure-Python loader's error messages),
 which keeps a cold catalog load well under budget.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
+from core import yaml_text
 from recipes.errors import RecipeError
-from stacks import yaml_text
 
 _cache: dict[tuple[str, int, int], Any] = {}
 

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from stacks.errors import GpuCiError, write_output
+from core.errors import GpuCiError, write_output
 
 USAGE = """The offline plan of a stack, and the diff of two plans.
 

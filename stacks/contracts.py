@@ -28,8 +28,8 @@ from typing import Annotated, Any, Generic, TypeVar, get_args, get_origin
 import pulumi
 from pydantic import BaseModel, ValidationError
 
+from core.errors import GpuCiError
 from stacks.costs import CostOutputs
-from stacks.errors import GpuCiError
 from stacks.outputs import (
     ArcCapacityOutputs,
     CapacityOutputs,

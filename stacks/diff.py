@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from core.errors import GpuCiError, write_output
 from stacks.diff_paths import MISSING, InputChange, flatten, input_changes
-from stacks.errors import GpuCiError, write_output
 from stacks.lifecycle import KNOWN, PROVIDER, Fate, classify, identity_keys, run_order
 from stacks.snapshot import Snapshot, collapsed_dependencies
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stacks.errors import GpuCiError, did_you_mean
+from core.errors import GpuCiError, did_you_mean
 from stacks.stack_file import _as_cli_string, _is_secure, _read_document, _strip_secure
 
 ESC_DIR = "esc"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 _OCID_KIND = {
     "oci:Core/vcn:Vcn": "vcn",

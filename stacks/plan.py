@@ -12,8 +12,8 @@ from typing import Any
 
 import pulumi
 
+from core.errors import GpuCiError, did_you_mean
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.errors import GpuCiError, did_you_mean
 from stacks.fakes import FakeCloud, StackExports
 from stacks.mocks import ProgramRun, Registration, reference_exports, run_program
 from stacks.snapshot import Snapshot, snapshot_of

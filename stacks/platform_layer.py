@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from components.base import InputError
 from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
+from core.errors import GpuCiError
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.constraints import ConstraintReport, evaluate
 from recipes.resolver import check_query, matching_overlays, no_match_message
@@ -29,7 +30,6 @@ from stacks.config.problems import ParamCheck, Problem
 from stacks.config.stack import NAMESPACE, PLATFORM_CLUSTER_STACK
 from stacks.config.vm import VmCapacityConfig
 from stacks.contracts import CLUSTER, ContractError
-from stacks.errors import GpuCiError
 from stacks.graph import ClusterReferences
 from stacks.outputs import ClusterOutputs, PlatformOutputs
 from stacks.shapes import GPU_SHAPES

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pulumi
 from pydantic import ValidationError
 
+from core.errors import GpuCiError
 from stacks.config import ConfigError, load_config, runtime_raw_config
-from stacks.errors import GpuCiError
 from stacks.graph import StackContext, build_graph, unprepared_problems
 
 

@@ -17,8 +17,8 @@ from typing import Any, NoReturn
 
 import yaml
 
-from stacks import yaml_text
-from stacks.errors import GpuCiError, did_you_mean
+from core import yaml_text
+from core.errors import GpuCiError, did_you_mean
 
 # What one stack file may hold: no config is near these, and an "alias bomb" (a few lines
 # of nested aliases that expand to a billion values) is refused before it is expanded.

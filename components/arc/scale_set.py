@@ -35,7 +35,7 @@ from components.arc.values import (
     scale_set_values,
 )
 from components.base import ComponentArgs, PulumiInput, child
-from stacks import yaml_text
+from core import yaml_text
 from stacks.config.arc import GpuPodScaleSet, VmLauncherScaleSet
 from stacks.config.runner import GithubAppConfig
 

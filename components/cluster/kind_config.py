@@ -35,8 +35,8 @@ from pydantic import (
 )
 
 from components.host.pins import PINS
-from stacks import yaml_text
-from stacks.errors import GpuCiError
+from core import yaml_text
+from core.errors import GpuCiError
 
 KIND_API_VERSION: Final = "kind.x-k8s.io/v1alpha4"
 GPU_DEVICE_DIR: Final = "/var/run/nvidia-container-devices"

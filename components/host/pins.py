@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 Arch = Literal["amd64", "arm64"]
 

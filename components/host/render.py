@@ -18,7 +18,7 @@ from importlib import resources
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from components.host.params import PARAMS_BY_STEP, Step, StepParams
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 SHEBANG = "#!/usr/bin/env bash"
 

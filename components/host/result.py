@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 
 class StepResultError(GpuCiError):

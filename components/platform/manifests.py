@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from components.platform.overrides import PlatformError
+from core import yaml_text
 from recipes.catalog import Catalog
 from recipes.model import ComponentRef
-from stacks import yaml_text
 
 CLUSTER_SCOPED = frozenset(
     {

@@ -32,9 +32,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.errors import GpuCiError, did_you_mean
 from recipes.merge import deep_merge
 from recipes.result import RecipeResult
-from stacks.errors import GpuCiError, did_you_mean
 
 ENABLED = "enabled"
 _INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")

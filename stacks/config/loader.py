@@ -15,10 +15,10 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 
+from core.errors import GpuCiError
 from stacks.config.base import CREDENTIAL_FILE
 from stacks.config.problems import Problem, _unwrap, holds_credential, problems_from
 from stacks.config.stack import NAMESPACE, StackConfig
-from stacks.errors import GpuCiError
 
 
 class ConfigError(GpuCiError):

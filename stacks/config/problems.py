@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic_core import ErrorDetails
 
-from stacks.errors import GpuCiError, did_you_mean
+from core.errors import GpuCiError, did_you_mean
 
 _T = TypeVar("_T")
 _MAX_VALUE = 60

@@ -39,7 +39,7 @@ from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from stacks import yaml_text
+from core import yaml_text
 from stacks.config.stack import StackConfig
 
 START = "<!-- config-reference:start -->"

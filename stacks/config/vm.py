@@ -15,8 +15,8 @@ from pydantic import (
 )
 
 from components.host.params import check_ssh_public_key
+from core.errors import did_you_mean
 from stacks.config.base import ConfigModel, Ocid
-from stacks.errors import did_you_mean
 from stacks.shapes import GPU_SHAPES
 
 # OCI names the stack validates before any call: "Uocm:US-ASHBURN-AD-1", "VM.GPU.A10.1".

@@ -34,7 +34,7 @@ from components.cluster.kind_config import (
     render_kind_config,
 )
 from components.host.pins import PINS
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 from .gotemplate import Template
 

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from components.cluster.kind_config import KIND_RELEASES
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 from stacks.fakes import FakeCloud, StackExports
 from stacks.mocks import Registration, run_program
 from stacks.plan import REPO, plan_run

@@ -25,8 +25,8 @@ import pulumi
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.errors import GpuCiError
 from stacks.mocks import Registration, run_program
 from stacks.plan import REPO, plan_run
 from stacks.program import main

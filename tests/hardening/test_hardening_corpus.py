@@ -25,8 +25,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.errors import GpuCiError
 from stacks.config.loader import ConfigError
-from stacks.errors import GpuCiError
 from stacks.mocks import Registration
 from stacks.plan import REPO, plan_run
 

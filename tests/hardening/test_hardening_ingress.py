@@ -27,10 +27,10 @@ from pulumi_policy import (
 )
 
 import stacks.config.network as network_config
+from core.errors import GpuCiError
 from policy import __main__ as pack
 from policy.rules import RULES, Resource, StackRule, world_openings
 from stacks.config import ConfigError, load_config, raw_from_flat
-from stacks.errors import GpuCiError
 from stacks.mocks import ProgramRun, Registration, reveal, run_program
 from stacks.plan import REPO
 from stacks.program import main

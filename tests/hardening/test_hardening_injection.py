@@ -23,9 +23,9 @@ import pytest
 
 import stacks.config.arc as arc_config
 from components.arc.oke import taint_user_data
+from core.errors import GpuCiError
 from stacks.config import ConfigError, load_config, raw_from_flat
 from stacks.config.arc import OkeGpuPool, Taint
-from stacks.errors import GpuCiError
 from stacks.mocks import Registration, run_program
 from stacks.program import main
 from tests.arc.arc_helpers import NODE_POOL, arc_stack, gpu_pod, oke, run_arc

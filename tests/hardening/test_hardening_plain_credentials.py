@@ -23,6 +23,7 @@ import pytest
 import yaml
 from pydantic import BaseModel, SecretStr
 
+from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.config.arc import ArcClusterConfig, OciApiCredentials, ScaleSet
 from stacks.config.host import HostConfig
@@ -30,7 +31,6 @@ from stacks.config.network import NetworkConfig
 from stacks.config.problems import holds_credential
 from stacks.config.runner import GithubAppConfig, RunnerConfig
 from stacks.config.vm import VmCapacityConfig
-from stacks.errors import GpuCiError
 from stacks.mocks import Registration, run_program
 from stacks.plan import REPO, plan_run
 from stacks.program import main

@@ -30,7 +30,7 @@ from components.host.render import (
     script_sha256,
     script_source,
 )
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 
 SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f ci"
 

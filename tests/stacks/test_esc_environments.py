@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stacks.errors import GpuCiError
+from core.errors import GpuCiError
 from stacks.plan import REPO, plan_run, plan_stack
 from stacks.snapshot import dumps
 from stacks.stack_file import read_stack_file

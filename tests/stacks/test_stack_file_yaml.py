@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
-from stacks import yaml_text
+from core import yaml_text
+from core.errors import GpuCiError
 from stacks.__main__ import main as stacks_main
-from stacks.errors import GpuCiError
 from stacks.plan import REPO
 from stacks.stack_file import _strip_secure, read_stack_file
 

@@ -1,4 +1,4 @@
-"""`stacks.yaml_text` uses libyaml, and libyaml reads and writes what PyYAML's pure-Python
+"""`core.yaml_text` uses libyaml, and libyaml reads and writes what PyYAML's pure-Python
 safe loader and dumper do, for the documents gpu-ci renders and the upstream ones it reads."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from components.cluster import kind_config
+from core import yaml_text
 from recipes.cli import run as run_recipes
-from stacks import yaml_text
 from stacks.mocks import reveal
 from stacks.plan import REPO, plan_run
 
