@@ -34,9 +34,9 @@ sys.path.insert(0, str(REPO))
 
 from bench.generated_stacks import write_stacks  # noqa: E402
 from bench.sdk_replay import check_same, replay, untyped_replay  # noqa: E402
-from stacks.mocks import ProgramRun, run_program  # noqa: E402
+from stacks.offline.mocks import ProgramRun, run_program  # noqa: E402
+from stacks.offline.stack_file import read_stack_file  # noqa: E402
 from stacks.program import main as gpu_ci_program  # noqa: E402
-from stacks.stack_file import read_stack_file  # noqa: E402
 
 PROJECT = "gpu-ci"
 LARGE_STACKS = [("vm", 5), ("vm", 50), ("arc", 10), ("arc", 100), ("recipe", 30)]
@@ -56,7 +56,7 @@ def timed(runs: int, once: Callable[[], ProgramRun]) -> tuple[float, list[Progra
 
 
 def plan(name: str, config: dict[str, str], secrets: set[str], runs: int) -> dict[str, Any]:
-    # The program alone, as `pulumi preview` runs it: not `stacks.plan.plan_run`, which
+    # The program alone, as `pulumi preview` runs it: not `stacks.offline.plan.plan_run`, which
     # validates the config once more to plan referenced stacks first.
     def program_run() -> ProgramRun:
         return run_program(

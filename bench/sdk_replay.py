@@ -32,7 +32,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import rpc
 
-from stacks.mocks import UNKNOWN, ProgramRun, Registration, Secret
+from stacks.offline.mocks import UNKNOWN, ProgramRun, Registration, Secret
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

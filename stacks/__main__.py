@@ -65,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from stacks.diff import diff_files  # noqa: PLC0415  (no Pulumi SDK needed)
+    from stacks.offline.diff import diff_files  # noqa: PLC0415  (no Pulumi SDK needed)
 
     try:
         code, text = diff_files(args.base, args.head, markdown=args.markdown, json_out=args.json)
@@ -82,10 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         return _diff(args)
     import pulumi  # noqa: PLC0415
 
-    from stacks.mermaid import render_mermaid  # noqa: PLC0415
-    from stacks.plan import REPO, plan_run  # noqa: PLC0415
-    from stacks.snapshot import dumps, snapshot_of  # noqa: PLC0415
-    from stacks.tree import render_tree  # noqa: PLC0415
+    from stacks.offline.mermaid import render_mermaid  # noqa: PLC0415
+    from stacks.offline.plan import REPO, plan_run  # noqa: PLC0415
+    from stacks.offline.snapshot import dumps, snapshot_of  # noqa: PLC0415
+    from stacks.offline.tree import render_tree  # noqa: PLC0415
 
     try:
         run = plan_run(args.stack, args.project_dir or REPO)

@@ -2,7 +2,7 @@
 
 A gpu-ci stack exports one object per layer (`stacks/outputs.py`): `capacity`, `host`,
 `cluster` (plus the secret `kubeconfig`) and `platform`, and its monthly compute estimate
-`cost` (`stacks/costs.py`), each with a `contractVersion`. `capacity` is either kind:
+`cost` (`stacks/layers/cost.py`), each with a `contractVersion`. `capacity` is either kind:
 `gpu.capacity()` gives a `VmCapacityOutputs` or an `ArcCapacityOutputs`, as its `kind`
 ("vm" or "arc") says. Another program reads them through one StackReference:
 
@@ -29,7 +29,7 @@ import pulumi
 from pydantic import BaseModel, ValidationError
 
 from core.errors import GpuCiError
-from stacks.costs import CostOutputs
+from stacks.layers.cost import CostOutputs
 from stacks.outputs import (
     ArcCapacityOutputs,
     CapacityOutputs,

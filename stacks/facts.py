@@ -7,8 +7,8 @@ left out, so the recipe constraint on it is reported unchecked, never passed.
 
 from __future__ import annotations
 
+from components.oci.shapes import GPU_SHAPES
 from stacks.config import StackConfig
-from stacks.shapes import GPU_SHAPES
 
 _UBUNTU = "Canonical Ubuntu"
 

@@ -9,8 +9,8 @@ import pulumi
 from pydantic import ValidationError
 
 from core.errors import GpuCiError
+from stacks.compose import StackContext, build_graph, unprepared_problems
 from stacks.config import ConfigError, load_config, runtime_raw_config
-from stacks.graph import StackContext, build_graph, unprepared_problems
 
 
 def main() -> None:

@@ -17,9 +17,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from components.arc.arc_config import FailedRunnerCleanup as CleanupConfig
 from components.arc.values import Placement
 from components.base import ComponentArgs, child
-from stacks.config.arc import FailedRunnerCleanup as CleanupConfig
 
 ACCOUNT = "gpu-ci-runner-cleanup"
 MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from components.arc.arc_config import ControllerConfig
 from components.arc.values import (
     CONTROLLER_CHART,
     Placement,
@@ -22,7 +23,6 @@ from components.arc.values import (
     controller_values,
 )
 from components.base import ComponentArgs, child
-from stacks.config.arc import ControllerConfig
 
 MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}
 

@@ -26,8 +26,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
+from components.arc.arc_config import OkeConfig, OkePool
 from components.base import ComponentArgs, InputError, PulumiInput, child
-from stacks.config.arc import OkeConfig, OkePool
 
 ENHANCED = "ENHANCED_CLUSTER"
 

@@ -21,6 +21,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from components.arc.arc_config import GpuPodScaleSet, VmLauncherScaleSet
 from components.arc.values import (
     HOOK_FILE,
     OCI_CONFIG_KEY,
@@ -35,9 +36,8 @@ from components.arc.values import (
     scale_set_values,
 )
 from components.base import ComponentArgs, PulumiInput, child
+from components.host.runner_config import GithubAppConfig
 from core import yaml_text
-from stacks.config.arc import GpuPodScaleSet, VmLauncherScaleSet
-from stacks.config.runner import GithubAppConfig
 
 MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}
 

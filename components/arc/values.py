@@ -37,7 +37,7 @@ from typing import Any
 
 import pulumi
 
-from stacks.config.arc import (
+from components.arc.arc_config import (
     ARC_CHARTS,
     ControllerConfig,
     GpuPodScaleSet,

@@ -34,7 +34,7 @@ from pydantic import (
     model_validator,
 )
 
-from components.host.pins import PINS
+from components.pins import PINS
 from core import yaml_text
 from core.errors import GpuCiError
 

@@ -22,6 +22,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
+from components.host.host_config import HostConfig, HostVersions, ToolPin
 from components.host.params import (
     AuthorizedKeysParams,
     CloudInitParams,
@@ -35,9 +36,8 @@ from components.host.params import (
     ToolsParams,
     VerifyParams,
 )
-from components.host.pins import PINS, Arch, Artifact, Pins
 from components.host.render import render_script
-from stacks.config.host import HostConfig, HostVersions, ToolPin
+from components.pins import PINS, Arch, Artifact, Pins
 
 REBOOT_WAIT = "reboot-wait"
 """The deployer-side step that waits out the driver's reboot (not a host script)."""

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.host.pins import PINS, Pins
+from components.pins import PINS, Pins
 
 Version = tuple[int, ...]
 

@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from components.host.pins import PINS, SHA256_PATTERN, Arch, Pins
+from components.pins import PINS, SHA256_PATTERN, Arch, Pins
 
 REBOOT_REQUIRED_EXIT: Final = 75
 """Exit code of `nvidia-driver` when the driver is installed but REBOOT is false."""

@@ -1,6 +1,9 @@
 """Typed stack config: the `gpu-ci:` namespace of `Pulumi.<stack>.yaml`."""
 
-from stacks.config.host import HostConfig, LocalHost, OciVmHost, SshHost
+from components.host.host_config import HostConfig, LocalHost, OciVmHost, SshHost
+from components.host.runner_config import RunnerConfig
+from components.oci.network_config import NetworkConfig
+from components.oci.vm_config import ImageConfig, VmCapacityConfig
 from stacks.config.loader import (
     ConfigError,
     RawConfig,
@@ -8,10 +11,7 @@ from stacks.config.loader import (
     raw_from_flat,
     runtime_raw_config,
 )
-from stacks.config.network import NetworkConfig
-from stacks.config.runner import RunnerConfig
 from stacks.config.stack import NAMESPACE, StackConfig
-from stacks.config.vm import ImageConfig, VmCapacityConfig
 
 __all__ = [
     "NAMESPACE",

@@ -15,8 +15,8 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 
+from components.config_base import CREDENTIAL_FILE
 from core.errors import GpuCiError
-from stacks.config.base import CREDENTIAL_FILE
 from stacks.config.problems import Problem, _unwrap, holds_credential, problems_from
 from stacks.config.stack import NAMESPACE, StackConfig
 
@@ -214,7 +214,7 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
         config = None
     if problems or config is None:
         if "platform" in raw.values:
-            from stacks.platform_layer import recipe_problems  # noqa: PLC0415  (the SDKs)
+            from stacks.layers.platform import recipe_problems  # noqa: PLC0415  (the SDKs)
 
             known = {str(p) for p in problems}
             problems += [p for p in recipe_problems(raw.values) if str(p) not in known]

@@ -14,17 +14,17 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from components.arc.arc_config import ArcConfig
 from components.cluster.kind_config import ClusterSpecError, NvkindClusterSpec, kubeconfig_server
-from stacks.config.arc import ArcConfig
-from stacks.config.base import ConfigModel, Ocid
-from stacks.config.host import HostConfig
-from stacks.config.network import NetworkConfig
-from stacks.config.platform import PlatformConfig
+from components.config_base import ConfigModel, Ocid
+from components.host.host_config import HostConfig
+from components.host.runner_config import RunnerConfig
+from components.oci.network_config import NetworkConfig
+from components.oci.shapes import GPU_SHAPES
+from components.oci.vm_config import VmCapacityConfig
+from components.platform.platform_config import PlatformConfig
 from stacks.config.problems import KeyedError
-from stacks.config.runner import RunnerConfig
-from stacks.config.vm import VmCapacityConfig
-from stacks.costs import Usage
-from stacks.shapes import GPU_SHAPES
+from stacks.layers.cost import Usage
 
 NAMESPACE = "gpu-ci"
 PLATFORM_CLUSTER_STACK = f"{NAMESPACE}:platform.clusterStack"

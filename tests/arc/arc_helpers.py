@@ -11,11 +11,11 @@ from typing import Any
 
 import yaml
 
-from stacks.fakes import FakeCloud
-from stacks.mocks import ProgramRun, Registration, run_program
-from stacks.plan import REPO
+from stacks.offline.fakes import FakeCloud
+from stacks.offline.mocks import ProgramRun, Registration, run_program
+from stacks.offline.plan import REPO
+from stacks.offline.stack_file import read_stack_file
 from stacks.program import main
-from stacks.stack_file import read_stack_file
 from tests.stacks.stack_helpers import COMPARTMENT, flat
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from components.arc.values import HOOK_FILE, render_runner_set
-from stacks.mocks import ProgramRun
+from stacks.offline.mocks import ProgramRun
 from tests.arc.arc_helpers import (
     CONFIG_MAP,
     RELEASE,

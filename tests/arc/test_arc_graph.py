@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from stacks.mocks import ProgramRun, Registration, Secret, reveal
+from stacks.offline.mocks import ProgramRun, Registration, Secret, reveal
+from stacks.offline.plan import REPO, plan_run
+from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.outputs import ArcCapacityOutputs
-from stacks.plan import REPO, plan_run
-from stacks.snapshot import dumps, snapshot_of
 from tests.arc.arc_helpers import (
     CLEANUP,
     CLUSTER,

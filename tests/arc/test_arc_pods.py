@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from components.arc.values import render_runner_set
-from stacks.mocks import ProgramRun, reveal
+from stacks.offline.mocks import ProgramRun, reveal
 from tests.arc.arc_helpers import (
     CONFIG_MAP,
     SECRET,

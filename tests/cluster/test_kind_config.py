@@ -33,7 +33,7 @@ from components.cluster.kind_config import (
     parse_kind_config,
     render_kind_config,
 )
-from components.host.pins import PINS
+from components.pins import PINS
 from core.errors import GpuCiError
 
 from .gotemplate import Template

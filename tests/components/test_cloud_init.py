@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.cloud_init import UserDataError, check_user_data, render_vm_user_data
+from components.oci.cloud_init import UserDataError, check_user_data, render_vm_user_data
 
 LICENCE = "\n".join(f"# line {n} of a licence header" for n in range(1, 18))
 

@@ -22,9 +22,9 @@ import yaml
 
 from components.cluster.kind_config import KIND_RELEASES
 from core.errors import GpuCiError
-from stacks.fakes import FakeCloud, StackExports
-from stacks.mocks import Registration, run_program
-from stacks.plan import REPO, plan_run
+from stacks.offline.fakes import FakeCloud, StackExports
+from stacks.offline.mocks import Registration, run_program
+from stacks.offline.plan import REPO, plan_run
 from stacks.program import main
 from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher
 from tests.stacks.stack_helpers import SSH_KEY, flat, vm_stack

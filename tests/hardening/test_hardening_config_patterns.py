@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.mocks import Registration, run_program
-from stacks.plan import REPO, plan_run
+from stacks.offline.mocks import Registration, run_program
+from stacks.offline.plan import REPO, plan_run
 from stacks.program import main
 from tests.arc.arc_helpers import LAUNCHER_IMAGE, arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import COMPARTMENT, SSH_KEY, TENANCY, flat, vm_stack
@@ -197,7 +197,7 @@ class Row:
 
 
 ROWS = [
-    # -- stacks/config/base.py: GitHub URLs, stack references, OCIDs
+    # -- components/config_base.py: GitHub URLs, stack references, OCIDs
     Row(
         "gpu-ci:runner.url",
         RUNNER,
@@ -285,7 +285,7 @@ ROWS = [
         "gpu-ci:arc.cluster.oke.gpuPool.imageId: 'ocid1.image.oc1.iad.aaaaaaaatestimage\\n' is "
         "not an OCI OCID (ocid1.<type>.<realm>.[region].<unique id>) [given: [secret]]",
     ),
-    # -- stacks/config/host.py: addresses, host keys, user names, versions
+    # -- components/host/host_config.py: addresses, host keys, user names, versions
     Row(
         "gpu-ci:host.address",
         SSH,
@@ -438,7 +438,7 @@ ROWS = [
         "gpu-ci:host.versions.helm.sha256: String should match pattern '^[0-9a-f]{64}$' [given: "
         "'ababababababababababababababababababababa...abababababab\\n']",
     ),
-    # -- stacks/config/runner.py: runner labels (also ARC scale-set names)
+    # -- components/host/runner_config.py: runner labels (also ARC scale-set names)
     Row(
         "gpu-ci:runner.labels[0]",
         RUNNER,
@@ -462,7 +462,7 @@ ROWS = [
         "gpu-ci:arc.scaleSets[0].labels: labels may hold letters, digits, '.', '_' and '-': "
         "['a10\\n'] [given: [secret]]",
     ),
-    # -- stacks/config/vm.py: availability domains, shapes, SSH public keys
+    # -- components/oci/vm_config.py: availability domains, shapes, SSH public keys
     Row(
         "gpu-ci:vm.availabilityDomains[0]",
         VM,
@@ -522,7 +522,7 @@ ROWS = [
         "gpu-ci:arc.scaleSets[0].shapes: not OCI shape names (like VM.GPU.A10.1): "
         "['VM.GPU.A10.1\\n'] [given: [secret]]",
     ),
-    # -- stacks/config/network.py, platform.py, stack.py
+    # -- components/oci/network_config.py, platform.py, stack.py
     Row(
         "gpu-ci:network.dnsLabel",
         VM,
@@ -572,7 +572,7 @@ ROWS = [
         "gpu-ci:owner: String should match pattern '^[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$' [given: "
         "'test-team\\n']",
     ),
-    # -- stacks/config/arc.py: Kubernetes names, labels, taints, quantities, images, cron
+    # -- components/arc/arc_config.py: Kubernetes names, labels, taints, quantities, images, cron
     Row(
         "gpu-ci:arc.controller.namespace",
         ARC,

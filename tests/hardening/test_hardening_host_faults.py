@@ -23,8 +23,8 @@ from components.host.params import (
     StepParams,
     ToolkitConfigParams,
 )
-from stacks.mocks import Registration
-from stacks.plan import plan_run
+from stacks.offline.mocks import Registration
+from stacks.offline.plan import plan_run
 from tests.host.github import API, RUNNER_ID, install, needs_jq, run_loop, serve_github
 from tests.host.sandbox import Run, Sandbox
 from tests.host.test_step_nvkind_cluster import A10, cluster_params, create, run_step

@@ -26,13 +26,13 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-import stacks.config.network as network_config
+from components.oci import network_config
 from core.errors import GpuCiError
 from policy import __main__ as pack
 from policy.rules import RULES, Resource, StackRule, world_openings
 from stacks.config import ConfigError, load_config, raw_from_flat
-from stacks.mocks import ProgramRun, Registration, reveal, run_program
-from stacks.plan import REPO
+from stacks.offline.mocks import ProgramRun, Registration, reveal, run_program
+from stacks.offline.plan import REPO
 from stacks.program import main
 from tests.stacks.stack_helpers import SSH_KEY, flat, vm_stack
 

@@ -21,12 +21,12 @@ from typing import Any
 import pulumi
 import pytest
 
-import stacks.config.arc as arc_config
+from components.arc import arc_config
+from components.arc.arc_config import OkeGpuPool, Taint
 from components.arc.oke import taint_user_data
 from core.errors import GpuCiError
 from stacks.config import ConfigError, load_config, raw_from_flat
-from stacks.config.arc import OkeGpuPool, Taint
-from stacks.mocks import Registration, run_program
+from stacks.offline.mocks import Registration, run_program
 from stacks.program import main
 from tests.arc.arc_helpers import NODE_POOL, arc_stack, gpu_pod, oke, run_arc
 from tests.stacks.stack_helpers import flat

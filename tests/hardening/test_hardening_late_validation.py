@@ -1,6 +1,6 @@
 """The dev stack with each value a host step's parameter model used to refuse late.
 
-Before `stacks.graph.prepare`, these passed config validation and failed with a pydantic
+Before `stacks.compose.prepare`, these passed config validation and failed with a pydantic
 traceback once the parameter model was built: after 27 resources (the GPU VM among them)
 had registered. Now every parameter model is built from the validated config before the
 first resource, and a refusal is the loader's one message, at the config key it came from.
@@ -21,9 +21,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from components.host.params import PARAMS_BY_STEP, GithubRunnerParams
-from stacks.graph import MODEL_KEYS
-from stacks.mocks import Registration
-from stacks.plan import REPO, plan_run
+from stacks.compose import MODEL_KEYS
+from stacks.offline.mocks import Registration
+from stacks.offline.plan import REPO, plan_run
 
 DEV: dict[str, Any] = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"]
 HEADER = "stack '{stack}': invalid gpu-ci config (1 problem):\n  - "
@@ -219,7 +219,7 @@ def test_a_validation_error_after_prepare_is_still_one_message(
     def late(*args: object, **kwargs: object) -> None:
         raise error()
 
-    monkeypatch.setattr("stacks.host_layer.GithubRunner", late)
+    monkeypatch.setattr("stacks.layers.host.GithubRunner", late)
     message, registered = _plan(tmp_path, lambda config: None)
     assert registered  # it did come late
     assert message.startswith("stack 'dev': invalid gpu-ci config (1 problem):\n" + problem)

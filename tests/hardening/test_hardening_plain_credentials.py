@@ -23,16 +23,16 @@ import pytest
 import yaml
 from pydantic import BaseModel, SecretStr
 
+from components.arc.arc_config import ArcClusterConfig, OciApiCredentials, ScaleSet
+from components.host.host_config import HostConfig
+from components.host.runner_config import GithubAppConfig, RunnerConfig
+from components.oci.network_config import NetworkConfig
+from components.oci.vm_config import VmCapacityConfig
 from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.config.arc import ArcClusterConfig, OciApiCredentials, ScaleSet
-from stacks.config.host import HostConfig
-from stacks.config.network import NetworkConfig
 from stacks.config.problems import holds_credential
-from stacks.config.runner import GithubAppConfig, RunnerConfig
-from stacks.config.vm import VmCapacityConfig
-from stacks.mocks import Registration, run_program
-from stacks.plan import REPO, plan_run
+from stacks.offline.mocks import Registration, run_program
+from stacks.offline.plan import REPO, plan_run
 from stacks.program import main
 from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import flat, vm_stack

@@ -24,8 +24,8 @@ from pulumi_policy import (
 
 from policy import __main__ as pack
 from policy.rules import RULES, Resource, Rule, StackRule
-from stacks.mocks import ProgramRun, reveal
-from stacks.plan import REPO, plan_run
+from stacks.offline.mocks import ProgramRun, reveal
+from stacks.offline.plan import REPO, plan_run
 from tests.stacks.stack_helpers import run_stack, vm_stack
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))

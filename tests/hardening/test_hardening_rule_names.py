@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from components.names import cidr_slug
-from stacks.config.network import NetworkConfig
+from components.oci.network_config import NetworkConfig
 
 
 def test_cidrs_that_differ_only_in_their_colons_name_one_rule() -> None:

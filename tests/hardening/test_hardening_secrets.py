@@ -27,18 +27,18 @@ from typing import Any
 
 import pytest
 
-from stacks import plan
 from stacks.config import load_config, raw_from_flat
-from stacks.fakes import FakeCloud
-from stacks.mocks import ProgramRun, Secret, mask, reference_exports, run_program
-from stacks.plan import REPO, local_stack_name, plan_run
+from stacks.offline import plan
+from stacks.offline.fakes import FakeCloud
+from stacks.offline.mocks import ProgramRun, Secret, mask, reference_exports, run_program
+from stacks.offline.plan import REPO, local_stack_name, plan_run
+from stacks.offline.snapshot import dumps, snapshot_of
+from stacks.offline.stack_file import StackFile, read_stack_file
 from stacks.program import main
-from stacks.snapshot import dumps, snapshot_of
-from stacks.stack_file import StackFile, read_stack_file
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
 PLACEHOLDER = "offline-placeholder:"
-KUBECONFIG_TOKEN = "offline-plan-fake-admin-token"  # stacks.fakes.FAKE_KUBECONFIG's user
+KUBECONFIG_TOKEN = "offline-plan-fake-admin-token"  # stacks.offline.fakes.FAKE_KUBECONFIG's user
 COMMANDS = ("command:remote:Command", "command:local:Command")
 SCRIPT_KEYS = ("create", "update", "delete", "stdin", "environment")
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]{24,}$")

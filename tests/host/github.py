@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from components.host.params import GithubRunnerParams, Step
-from components.host.pins import PINS
+from components.pins import PINS
 
 from .sandbox import Run, Sandbox
 

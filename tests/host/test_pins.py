@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from components.host.pins import PINS, Artifact, UnpinnedArchError
+from components.pins import PINS, Artifact, UnpinnedArchError
 
 ARTIFACTS = (PINS.kind, PINS.kubectl, PINS.helm, PINS.go, PINS.runner)
 

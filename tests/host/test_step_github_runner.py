@@ -7,7 +7,7 @@ import tarfile
 from pathlib import Path
 
 from components.host.params import GithubRunnerParams, Step
-from components.host.pins import PINS
+from components.pins import PINS
 
 from .github import LOOP, assert_no_secret, ready, runner_tarball
 from .sandbox import Run, Sandbox

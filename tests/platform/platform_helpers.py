@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 from components.platform.overrides import PlatformOverrides
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
-from stacks.mocks import ProgramRun, Registration, run_program
+from stacks.offline.mocks import ProgramRun, Registration, run_program
 
 KUBECONFIG = """\
 apiVersion: v1

@@ -21,7 +21,7 @@ from components.platform.smoke_check import (
 )
 from recipes import Catalog, RecipeResult
 from recipes.model import ComponentRef, ExpectedResource, Validation, ValidationPhase
-from stacks.mocks import ProgramRun
+from stacks.offline.mocks import ProgramRun
 from tests.platform.platform_helpers import CHECKS, JOB, run_platform
 
 

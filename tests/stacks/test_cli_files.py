@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stacks.plan import REPO
+from stacks.offline.plan import REPO
 
 
 def cli(*args: str | Path, module: str = "stacks") -> subprocess.CompletedProcess[str]:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from recipes.cli import main as recipes_main
 from stacks.__main__ import main as stacks_main
-from stacks.plan import REPO
+from stacks.offline.plan import REPO
 
 EXAMPLES = 50
 FUZZ = settings(

@@ -11,10 +11,10 @@ from typing import Any
 import pulumi
 import pytest
 
-from stacks.fakes import FAKE_KUBECONFIG
-from stacks.mocks import ProgramRun, Secret, reveal
-from stacks.plan import REPO, plan_run
-from stacks.snapshot import dumps, snapshot_of
+from stacks.offline.fakes import FAKE_KUBECONFIG
+from stacks.offline.mocks import ProgramRun, Secret, reveal
+from stacks.offline.plan import REPO, plan_run
+from stacks.offline.snapshot import dumps, snapshot_of
 from tests.stacks.stack_helpers import run_stack, vm_stack
 
 REMOTE = "command:remote:Command"
@@ -272,8 +272,8 @@ def test_one_worker_per_gpu_needs_the_hosts_gpu_count() -> None:
 def test_a_cluster_of_unknown_gpu_count_is_read_by_the_platform_stack() -> None:
     # The SDK drops null outputs, so `gpuCount: None` arrives absent: the platform stack
     # reads the contract as every consumer does (stacks.contracts), nulls restored.
-    from stacks.fakes import FakeCloud, StackExports
-    from stacks.mocks import run_program
+    from stacks.offline.fakes import FakeCloud, StackExports
+    from stacks.offline.mocks import run_program
     from stacks.program import main
     from tests.stacks.stack_helpers import flat
 

@@ -16,11 +16,11 @@ from typing import Any
 import pulumi
 import pytest
 
-import stacks.plan
+import stacks.offline.plan
 from stacks.config import load_config, raw_from_flat
-from stacks.fakes import FakeCloud, StackExports
-from stacks.mocks import ProgramRun, Registration, reveal, run_program
-from stacks.plan import REPO, plan_run
+from stacks.offline.fakes import FakeCloud, StackExports
+from stacks.offline.mocks import ProgramRun, Registration, reveal, run_program
+from stacks.offline.plan import REPO, plan_run
 from stacks.program import main
 from tests.arc.arc_helpers import RELEASE, arc_stack, gpu_pod, launcher, release, secured
 from tests.stacks.stack_helpers import flat
@@ -103,13 +103,13 @@ def test_both_keys_naming_one_stack_plan_it_once(
 def spy_on_plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The stacks `plan_run` plans for the stack it was called for, in order."""
     planned: list[str] = []
-    real = stacks.plan.plan_run
+    real = stacks.offline.plan.plan_run
 
     def spy(stack: str, *args: Any, **kwargs: Any) -> ProgramRun:
         planned.append(stack)
         return real(stack, *args, **kwargs)
 
-    monkeypatch.setattr(stacks.plan, "plan_run", spy)
+    monkeypatch.setattr(stacks.offline.plan, "plan_run", spy)
     return planned
 
 

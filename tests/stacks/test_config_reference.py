@@ -13,7 +13,7 @@ from pydantic import BaseModel, SecretStr
 
 from stacks.config.reference import END, START, main, readme_copy, reference_rows, render_reference
 from stacks.config.stack import StackConfig
-from stacks.plan import REPO
+from stacks.offline.plan import REPO
 
 README = REPO / "README.md"
 REGENERATE = "regenerate it: .venv/bin/python -m stacks.config.reference --write README.md"

@@ -9,12 +9,12 @@ import pulumi
 import pytest
 
 from stacks.contracts import CLUSTER, HOST, ContractError, GpuCiStack, read_cluster
-from stacks.fakes import FakeCloud, StackExports
-from stacks.mocks import ProgramRun, Secret, reference_exports, reveal, run_program
+from stacks.offline.fakes import FakeCloud, StackExports
+from stacks.offline.mocks import ProgramRun, Secret, reference_exports, reveal, run_program
+from stacks.offline.plan import REPO
+from stacks.offline.stack_file import read_stack_file
 from stacks.outputs import ClusterOutputs
-from stacks.plan import REPO
 from stacks.program import main
-from stacks.stack_file import read_stack_file
 
 STACK = "org/gpu-ci/dev"
 CLUSTER_EXPORT: dict[str, Any] = {

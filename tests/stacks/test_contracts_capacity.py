@@ -2,7 +2,7 @@
 
 The exports are the real program's, planned offline (`pulumi preview`: only `cost` is known
 then) or run as a mock `pulumi up` (ids answered), and reach the reader as a
-StackReference delivers them (`stacks.mocks.reference_exports`).
+StackReference delivers them (`stacks.offline.mocks.reference_exports`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from stacks.contracts import CAPACITY, COST, Contract, ContractError, GpuCiStack, read_cost
-from stacks.costs import CostOutputs
-from stacks.fakes import FakeCloud, StackExports
-from stacks.mocks import ProgramRun, reference_exports, run_program
+from stacks.layers.cost import CostOutputs
+from stacks.offline.fakes import FakeCloud, StackExports
+from stacks.offline.mocks import ProgramRun, reference_exports, run_program
+from stacks.offline.plan import REPO, plan_run
+from stacks.offline.stack_file import read_stack_file
 from stacks.outputs import ArcCapacityOutputs, CapacityOutputs, VmCapacityOutputs
-from stacks.plan import REPO, plan_run
 from stacks.program import main
-from stacks.stack_file import read_stack_file
 from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher, run_arc
 
 STACK = "org/gpu-ci/arc"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stacks.costs import (
+from stacks.layers.cost import (
     BOOT_VOLUME_USD_PER_GB_MONTH,
     GPU_PRICES,
     CapacityCost,
@@ -64,8 +64,8 @@ def test_prices_carry_their_source_and_an_unpriced_gpu_is_an_error() -> None:
 
 
 def test_the_dev_plan_exports_and_prints_its_cost_estimate() -> None:
-    from stacks.plan import plan_stack
-    from stacks.tree import render_tree
+    from stacks.offline.plan import plan_stack
+    from stacks.offline.tree import render_tree
 
     snap = plan_stack("dev")
     cost = snap["outputs"]["cost"]
@@ -76,7 +76,7 @@ def test_the_dev_plan_exports_and_prints_its_cost_estimate() -> None:
 
 
 def test_usage_is_stack_config_and_each_arc_launcher_set_is_priced() -> None:
-    from stacks.plan import plan_stack
+    from stacks.offline.plan import plan_stack
     from tests.stacks.stack_helpers import run_stack, vm_stack
 
     run = run_stack(vm_stack(**{"gpu-ci:usage": {"jobsPerDay": 30, "minutesPerJob": 45}}))

@@ -1,5 +1,5 @@
 """Day 2: each routine change to an example stack, planned before and after, and what the
-engine would do to the live resources (`stacks.lifecycle`, the rules `stacks diff` uses).
+engine would do to the live resources (`stacks.offline.lifecycle`, the rules `stacks diff` uses).
 
 Every scenario states the whole outcome: which resources are created, updated, replaced
 (with the input that forces it) or deleted; everything else must be left as it is.
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from stacks.lifecycle import PROVIDER, Lifecycle, classify
-from stacks.plan import REPO, plan_stack
-from stacks.snapshot import Snapshot
+from stacks.offline.lifecycle import PROVIDER, Lifecycle, classify
+from stacks.offline.plan import REPO, plan_stack
+from stacks.offline.snapshot import Snapshot
 
 NEW_KEY = (
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK2x5nHkDl9o3Zv1sVfYVZ0hTqGmHc7LVbMrfGL4yQ0n ops@example"

@@ -1,5 +1,5 @@
 """The engine's rules, offline: URNs as the engine makes them, what it refuses, and what
-`pulumi up` does to each resource between two plans (`stacks.lifecycle`)."""
+`pulumi up` does to each resource between two plans (`stacks.offline.lifecycle`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 import pulumi
 import pytest
 
-from stacks.fakes import FakeCloud
-from stacks.lifecycle import KNOWN, PROVIDER, classify
-from stacks.mocks import (
+from stacks.offline.fakes import FakeCloud
+from stacks.offline.lifecycle import KNOWN, PROVIDER, classify
+from stacks.offline.mocks import (
     EngineError,
     RecordingMocks,
     RecordingMonitor,
@@ -21,7 +21,7 @@ from stacks.mocks import (
     engine_urn,
     run_program,
 )
-from stacks.snapshot import Snapshot, snapshot_of
+from stacks.offline.snapshot import Snapshot, snapshot_of
 
 COMPARTMENT = "ocid1.compartment.oc1..x"
 

@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 from core.errors import GpuCiError
-from stacks.plan import REPO, plan_run, plan_stack
-from stacks.snapshot import dumps
-from stacks.stack_file import read_stack_file
+from stacks.offline.plan import REPO, plan_run, plan_stack
+from stacks.offline.snapshot import dumps
+from stacks.offline.stack_file import read_stack_file
 
 SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILP8Dewg0gHHpsIioWZ2NUIbGuM/IMIfN3OLYDd73YIu t@x"
 

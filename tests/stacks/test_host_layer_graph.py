@@ -10,8 +10,8 @@ import pulumi
 import pytest
 
 from components.host.chain import CHAIN_PREFIX
-from stacks.mocks import ProgramRun, Registration, reveal
-from stacks.snapshot import dumps, snapshot_of
+from stacks.offline.mocks import ProgramRun, Registration, reveal
+from stacks.offline.snapshot import dumps, snapshot_of
 from tests.stacks.stack_helpers import children_of, run_stack, vm_stack
 
 REMOTE = "command:remote:Command"

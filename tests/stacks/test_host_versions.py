@@ -14,7 +14,7 @@ import pytest
 
 from components.host.chain import host_pins
 from components.host.params import ContainerToolkitParams
-from components.host.pins import PINS
+from components.pins import PINS
 from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
 from tests.stacks.stack_helpers import flat
 
@@ -217,7 +217,7 @@ def test_the_pinned_commit_keeps_its_date(nvkind: dict[str, str]) -> None:
     found = problem({"nvkind": nvkind})
     assert found.startswith(
         f"gpu-ci:host.versions.nvkind: commitDate {nvkind['commitDate']} is not the date of "
-        "nvkind commit 9a3061c (2026-04-20, as pinned in components/host/pins.py): the "
+        "nvkind commit 9a3061c (2026-04-20, as pinned in components/pins.py): the "
         "compatibility rules order commits by it; give commitDate: 2026-04-20"
     ), found
 

@@ -6,16 +6,16 @@ import json
 import subprocess
 import sys
 
-from stacks.plan import REPO
+from stacks.offline.plan import REPO
 
 SDKS = ("pulumi_oci", "pulumi_kubernetes", "pulumi_command")
 
 _PLAN = """
 import json, sys
-from stacks.fakes import FakeCloud, StackExports
-from stacks.mocks import run_program
+from stacks.offline.fakes import FakeCloud, StackExports
+from stacks.offline.mocks import run_program
 from stacks.program import main
-from stacks.stack_file import read_stack_file
+from stacks.offline.stack_file import read_stack_file
 
 stack = sys.argv[1]
 file = read_stack_file(__import__("pathlib").Path("."), stack)

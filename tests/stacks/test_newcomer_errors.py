@@ -15,8 +15,8 @@ from pathlib import Path
 import pulumi
 import pytest
 
-from stacks.mocks import Registration, run_program
-from stacks.plan import REPO
+from stacks.offline.mocks import Registration, run_program
+from stacks.offline.plan import REPO
 from stacks.program import main
 
 FOOTER = (

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from stacks.diff import (
+from stacks.offline.diff import (
     diff_snapshots,
     render_changed_mermaid,
     render_markdown,
     render_text,
     show,
 )
-from stacks.plan import REPO, plan_stack
-from stacks.snapshot import Snapshot, dumps
+from stacks.offline.plan import REPO, plan_stack
+from stacks.offline.snapshot import Snapshot, dumps
 
 # Pinning an older container toolkit re-runs its step and, through the digests chained in
 # their stdin, every host step after it and the cluster's create/adopt and readiness

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import tasks
-from stacks.plan import REPO
+from stacks.offline.plan import REPO
 
 README = REPO / "README.md"
 PROJECT_COMMAND = re.compile(r"(\.venv/bin/python -m (stacks|recipes)|python3 tasks\.py plan)\b")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 import pytest
 
-from stacks.mocks import ProgramRun, Secret, mask, reveal, run_program
+from stacks.offline.mocks import ProgramRun, Secret, mask, reveal, run_program
 
 
 class Box(pulumi.ComponentResource):

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from stacks.mocks import ProgramRun, Secret, reveal
-from stacks.snapshot import dumps, snapshot_of
+from stacks.offline.mocks import ProgramRun, Secret, reveal
+from stacks.offline.snapshot import dumps, snapshot_of
 from tests.stacks.stack_helpers import run_stack, vm_stack
 
 REMOTE = "command:remote:Command"

@@ -23,8 +23,8 @@ import yaml
 from core import yaml_text
 from core.errors import GpuCiError
 from stacks.__main__ import main as stacks_main
-from stacks.plan import REPO
-from stacks.stack_file import _strip_secure, read_stack_file
+from stacks.offline.plan import REPO
+from stacks.offline.stack_file import _strip_secure, read_stack_file
 
 EXAMPLE_STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
 

@@ -8,7 +8,7 @@ reach scripts only through `env:`, never interpolated into the script text), and
 the key afterwards, whatever happened. The configure and cleanup scripts are also run
 here for real, with fake secrets, in a throwaway HOME.
 
-The pin lives in the workflow, not in components/host/pins.py: that file holds what a host
+The pin lives in the workflow, not in components/pins.py: that file holds what a host
 bootstrap installs on a GPU machine, while this is a tool of the GitHub-hosted deployer.
 """
 

@@ -6,7 +6,7 @@ import pulumi
 import pulumi_oci as oci
 
 from components.base import ComponentArgs, PulumiInput, child
-from components.cloud_init import encode_user_data
+from components.oci.cloud_init import encode_user_data
 
 
 class OciGpuInstanceArgs(ComponentArgs):

@@ -7,7 +7,7 @@ resources sorted by URN, secrets replaced by "[secret]". The same config gives t
 on every run, so two snapshots can be diffed in a pull request.
 
 `options` are what decides a resource's fate on the next `pulumi up` besides its inputs
-(`stacks.lifecycle` reads them): `replaceOnChanges` (with what the SDK classes add),
+(`stacks.offline.lifecycle` reads them): `replaceOnChanges` (with what the SDK classes add),
 `deleteBeforeReplace`, `ignoreChanges`, `protect`, `retainOnDelete`, `deletedWith` and the
 `provider` (its URN; empty for the package's default provider). `secretDigests` lets a diff
 see that a secret changed without holding it: a salted, truncated SHA-256 per secret input
@@ -20,8 +20,8 @@ import hashlib
 import json
 from typing import Any
 
-from stacks.diff_paths import path_join
-from stacks.mocks import UNKNOWN, ProgramRun, Registration, Secret, mask, reveal
+from stacks.offline.diff_paths import path_join
+from stacks.offline.mocks import UNKNOWN, ProgramRun, Registration, Secret, mask, reveal
 
 SECRET_DIGEST_CHARS = 16
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from components.cluster.nvkind import NvkindCluster, NvkindClusterArgs, cluster_params
 from components.host.chain import PlannedStep
 from components.host.params import (
     ClusterKubeconfigParams,
@@ -19,12 +20,11 @@ from components.host.params import (
     Step,
 )
 from components.host.render import render_script
-from components.nvkind_cluster import NvkindCluster, NvkindClusterArgs, cluster_params
+from stacks.compose import CLUSTER_KEYS
 from stacks.config import StackConfig
 from stacks.config.problems import ParamCheck
 from stacks.facts import stack_facts
-from stacks.graph import CLUSTER_KEYS
-from stacks.host_layer import Machine
+from stacks.layers.host import Machine
 from stacks.outputs import ClusterOutputs
 
 

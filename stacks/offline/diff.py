@@ -2,7 +2,7 @@
 
 `python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]` reads two files
 written by `python -m stacks plan STACK --json FILE` and says what `pulumi up` would do to
-each resource, by the engine's and the providers' own rules (`stacks.lifecycle`): create,
+each resource, by the engine's and the providers' own rules (`stacks.offline.lifecycle`): create,
 update, replace (saying which input forced it, and whether the old one is deleted first)
 or delete, with each changed input path (old -> new), dependency changes, changed stack
 outputs, and (in markdown) the destructive operations first, then a Mermaid picture of the
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.errors import GpuCiError, write_output
-from stacks.diff_paths import MISSING, InputChange, flatten, input_changes
-from stacks.lifecycle import KNOWN, PROVIDER, Fate, classify, identity_keys, run_order
-from stacks.snapshot import Snapshot, collapsed_dependencies
+from stacks.offline.diff_paths import MISSING, InputChange, flatten, input_changes
+from stacks.offline.lifecycle import KNOWN, PROVIDER, Fate, classify, identity_keys, run_order
+from stacks.offline.snapshot import Snapshot, collapsed_dependencies
 
 __all__ = ["MISSING", "InputChange", "flatten", "input_changes"]
 
@@ -124,7 +124,7 @@ class PlanDiff:
 
 
 def load_snapshot(path: Path) -> Snapshot:
-    """A snapshot file, checked for the shape `stacks.snapshot` writes."""
+    """A snapshot file, checked for the shape `stacks.offline.snapshot` writes."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:

@@ -14,12 +14,12 @@ import pulumi
 
 from core.errors import GpuCiError, did_you_mean
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.fakes import FakeCloud, StackExports
-from stacks.mocks import ProgramRun, Registration, reference_exports, run_program
-from stacks.snapshot import Snapshot, snapshot_of
-from stacks.stack_file import read_stack_file, stacks_here, stacks_listing
+from stacks.offline.fakes import FakeCloud, StackExports
+from stacks.offline.mocks import ProgramRun, Registration, reference_exports, run_program
+from stacks.offline.snapshot import Snapshot, snapshot_of
+from stacks.offline.stack_file import read_stack_file, stacks_here, stacks_listing
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def local_stack_name(reference: str, project: str) -> str:
@@ -41,7 +41,7 @@ def _check_reference(config: StackConfig, reference: str, exports: dict[str, Any
     The offline plan has planned it already, so a missing export is refused here, before
     anything registers (`pulumi up` finds out only when the StackReference is read).
     """
-    from components.cluster_reference import REQUIRED_EXPORTS  # noqa: PLC0415
+    from components.cluster.reference import REQUIRED_EXPORTS  # noqa: PLC0415
 
     keys = [key for key, stack in config.cluster_stacks().items() if stack == reference]
     missing = [name for name in REQUIRED_EXPORTS if name not in exports]

@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from stacks.config.base import (
+from components.config_base import (
     CREDENTIAL_FILE,
     Cidr,
     ConfigModel,
@@ -39,9 +39,9 @@ from stacks.config.base import (
     StackReferenceName,
     from_file,
 )
-from stacks.config.runner import RUNNER_LABEL, GithubAppConfig
-from stacks.config.vm import AD_NAME, SHAPE_NAME, AvailabilityDomain
-from stacks.shapes import GPU_SHAPES
+from components.host.runner_config import RUNNER_LABEL, GithubAppConfig
+from components.oci.shapes import GPU_SHAPES
+from components.oci.vm_config import AD_NAME, SHAPE_NAME, AvailabilityDomain
 
 ARC_CHARTS = "oci://ghcr.io/actions/actions-runner-controller-charts"
 """Where both ARC charts are published (FIELD-NOTES §2)."""

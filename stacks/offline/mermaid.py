@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stacks.snapshot import Snapshot, collapsed_dependencies
+from stacks.offline.snapshot import Snapshot, collapsed_dependencies
 
 
 def _label(r: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@
 `oci-vm` bootstraps every VM of the capacity layer (each host depends on its VM); `ssh`
 and `local` bootstrap one machine. Compatibility warnings (combinations the model has no
 data about) are logged here; known-bad combinations already failed config validation.
-`prepare_hosts` builds every step and runner beforehand (`stacks.graph.prepare`); the layer
+`prepare_hosts` builds every step and runner beforehand (`stacks.compose.prepare`); the layer
 registers exactly those.
 """
 
@@ -14,11 +14,12 @@ from typing import Any
 
 import pulumi
 
-from components.github_runner import GithubRunner, GithubRunnerArgs, runner_steps
-from components.gpu_host import GpuHost, GpuHostArgs
 from components.host.chain import PlannedStep, authorized_keys_step, bootstrap_steps, host_pins
 from components.host.compat import check
 from components.host.connection import ssh_connection, ssh_proxy
+from components.host.github_runner import GithubRunner, GithubRunnerArgs, runner_steps
+from components.host.gpu_host import GpuHost, GpuHostArgs
+from components.host.host_config import HostConfig, OciVmHost, SshHost, combination
 from components.host.params import (
     RUNNER_NAME_MAX,
     GithubAppKeyParams,
@@ -28,14 +29,13 @@ from components.host.params import (
     shape_runner_label,
 )
 from components.host.render import render_script
+from components.host.runner_config import RunnerConfig
+from components.oci.shapes import GPU_SHAPES
+from stacks.compose import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS, StackContext
 from stacks.config import StackConfig
-from stacks.config.host import HostConfig, OciVmHost, SshHost, combination
 from stacks.config.problems import ParamCheck, ParamKeys
-from stacks.config.runner import RunnerConfig
 from stacks.config.stack import NAMESPACE
-from stacks.graph import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS, StackContext
 from stacks.outputs import host_outputs
-from stacks.shapes import GPU_SHAPES
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class StackFile:
     stack: str
     config: dict[str, str]
     secret_keys: frozenset[str]
-    # One line per Pulumi ESC environment read (stacks/environments.py): which keys it gave.
+    # One line per Pulumi ESC environment read (stacks/offline/environments.py): which keys it gave.
     notes: tuple[str, ...] = ()
 
 
@@ -467,7 +467,7 @@ def read_stack_file(root: Path, stack: str) -> StackFile:
         if found:
             secret.add(str(key))
     # The `environment:` imports, merged in as `pulumi up` merges them (stack values win).
-    from stacks.environments import apply_environments  # noqa: PLC0415  (it imports this)
+    from stacks.offline.environments import apply_environments  # noqa: PLC0415  (it imports this)
 
     project = project_name(root)
     notes = apply_environments(root, path.name, project, document.data, raw, config, secret)

@@ -25,10 +25,10 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
-from stacks.fakes import FakeCloud, StackExports
+from stacks.offline.fakes import FakeCloud, StackExports
 
 STACK_TYPE = "pulumi:pulumi:Stack"
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 class EngineError(pulumi.RunError):

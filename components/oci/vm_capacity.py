@@ -10,11 +10,11 @@ from __future__ import annotations
 import pulumi
 
 from components.base import ComponentArgs, child
-from components.cloud_init import render_vm_user_data
-from components.oci_gpu_instance import OciGpuInstance, OciGpuInstanceArgs
-from components.oci_image import select_image
-from components.oci_network import OciNetwork, OciNetworkArgs
-from components.oci_placement import OciPlacement, OciPlacementArgs
+from components.oci.cloud_init import render_vm_user_data
+from components.oci.gpu_instance import OciGpuInstance, OciGpuInstanceArgs
+from components.oci.image import select_image
+from components.oci.network import OciNetwork, OciNetworkArgs
+from components.oci.placement import OciPlacement, OciPlacementArgs
 from stacks.config import NetworkConfig, VmCapacityConfig
 
 ROLE = "gpu-runner"

@@ -4,7 +4,7 @@ Two plan snapshots (the stack as deployed, and as changed) are compared the way 
 and the providers would compare the state with the new program: a resource is *created*
 when nothing in the old plan has its URN or one of its aliases; *deleted* when nothing in
 the new plan claims it; *replaced* when an input changes that the resource's options
-(`replaceOnChanges`) or its provider's own rules (`stacks/replacements/`) say cannot change
+(`replaceOnChanges`) or its provider's own rules (`stacks/offline/replacements/`) say cannot change
 in place, or when its provider is replaced; *updated* when any other input changes; and
 otherwise left alone. `ignoreChanges` paths are dropped first, as the engine drops them.
 
@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from stacks.diff_paths import (
+from stacks.offline.diff_paths import (
     InputChange,
     flatten,
     input_changes,
@@ -112,7 +112,7 @@ def _read(name: str) -> Any:
 
 @cache
 def load_rules() -> Rules:
-    """The rules as `stacks/replacements/` states them (see its rules.json)."""
+    """The rules as `stacks/offline/replacements/` states them (see its rules.json)."""
     how = _read("rules.json")
     oci = _read("oci-terraform-forcenew.json")
     k8s = _read("kubernetes-forcenew.json")

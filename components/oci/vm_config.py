@@ -14,10 +14,10 @@ from pydantic import (
     model_validator,
 )
 
+from components.config_base import ConfigModel, Ocid
 from components.host.params import check_ssh_public_key
+from components.oci.shapes import GPU_SHAPES
 from core.errors import did_you_mean
-from stacks.config.base import ConfigModel, Ocid
-from stacks.shapes import GPU_SHAPES
 
 # OCI names the stack validates before any call: "Uocm:US-ASHBURN-AD-1", "VM.GPU.A10.1".
 AD_NAME = re.compile(r"^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\d+$")
@@ -90,9 +90,9 @@ class VmCapacityConfig(ConfigModel):
     """GPU VMs this stack creates, each a self-hosted runner."""
 
     allowUnlistedShape: bool = Field(
-        False, description="accept a shape newer than the list in stacks/shapes.py"
+        False, description="accept a shape newer than the list in components/oci/shapes.py"
     )
-    shape: str = Field("VM.GPU.A10.1", description="a GPU shape listed in stacks/shapes.py")
+    shape: str = Field("VM.GPU.A10.1", description="a GPU shape listed in components/oci/shapes.py")
     count: StrictInt = Field(default=1, ge=1, le=100, description="how many VMs (1-100)")
     availabilityDomains: list[AvailabilityDomain] = Field(
         default_factory=lambda: list[int | str]([0]),

@@ -20,17 +20,17 @@ from typing import Any
 
 import pulumi
 
+from components.arc.arc_config import ArcConfig, GpuPodScaleSet, OkePool, Toleration
 from components.arc.cleanup import FailedRunnerCleanup, FailedRunnerCleanupArgs
 from components.arc.controller import ArcController, ArcControllerArgs
 from components.arc.kubeconfig_cluster import KubeconfigCluster, KubeconfigClusterArgs
 from components.arc.oke import OkeCluster, OkeClusterArgs
 from components.arc.scale_set import ArcRunnerScaleSet, ArcRunnerScaleSetArgs, LaunchNetwork
 from components.arc.values import GPU, Placement
-from components.oci_network import OciNetwork, OciNetworkArgs
+from components.oci.network import OciNetwork, OciNetworkArgs
+from stacks.compose import ClusterReferences, StackContext, tags
 from stacks.config import StackConfig
-from stacks.config.arc import ArcConfig, GpuPodScaleSet, OkePool, Toleration
 from stacks.config.stack import ARC_CLUSTER_STACK
-from stacks.graph import ClusterReferences, StackContext, tags
 from stacks.outputs import arc_capacity_outputs
 
 GPU_TOLERATION = {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}

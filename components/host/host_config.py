@@ -5,7 +5,7 @@ One of three targets, chosen by `target`:
 - `ssh`: an existing host, with a pinned host key and an optional bastion;
 - `local`: the machine running `pulumi up` (an ephemeral CI VM or a GPU workstation).
 
-Versions default to `components/host/pins.py`; a stack may override them here, and the
+Versions default to `components/pins.py`; a stack may override them here, and the
 combination is checked against the compatibility model before anything registers.
 """
 
@@ -26,9 +26,9 @@ from pydantic import (
     model_validator,
 )
 
+from components.config_base import ConfigModel, from_file
 from components.host.compat import Combination, NvkindCommit, check
-from components.host.pins import PINS, SHA256_PATTERN, Arch
-from stacks.config.base import ConfigModel, from_file
+from components.pins import PINS, SHA256_PATTERN, Arch
 
 _HOSTNAME = re.compile(
     r"^(([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
@@ -209,7 +209,7 @@ _GPUS = "required for `cluster.gpus: one-per-gpu`; its GPU count (the verify ste
 
 
 def _pinned(version: str, tool: str) -> str:
-    return f"default: `{version}` (components/host/pins.py); another {tool} release"
+    return f"default: `{version}` (components/pins.py); another {tool} release"
 
 
 class ToolPin(ConfigModel):
@@ -267,7 +267,7 @@ class NvkindConfig(ConfigModel):
         if same and self.commitDate != pinned.commit_date:
             raise ValueError(
                 f"commitDate {self.commitDate} is not the date of nvkind commit {self.commit} "
-                f"({pinned.commit_date}, as pinned in components/host/pins.py): the "
+                f"({pinned.commit_date}, as pinned in components/pins.py): the "
                 f"compatibility rules order commits by it; give commitDate: {pinned.commit_date}"
             )
         return self

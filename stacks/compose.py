@@ -19,10 +19,10 @@ from stacks.config.problems import ParamCheck, ParamKeys, Problem, param_problem
 from stacks.config.stack import ARC_CLUSTER_STACK, NAMESPACE, PLATFORM_CLUSTER_STACK
 
 if TYPE_CHECKING:  # pulumi-kubernetes loads only when a stack reads a cluster
-    from components.cluster_reference import ClusterReference
-    from stacks.cluster_layer import PreparedCluster
-    from stacks.host_layer import PreparedHosts
-    from stacks.platform_layer import PreparedPlatform
+    from components.cluster.reference import ClusterReference
+    from stacks.layers.cluster import PreparedCluster
+    from stacks.layers.host import PreparedHosts
+    from stacks.layers.platform import PreparedPlatform
 
 REFERENCE_NAMES = {PLATFORM_CLUSTER_STACK: "cluster", ARC_CLUSTER_STACK: "arc-cluster"}
 """The name of the reference a key's stack gets when another stack already has `cluster`."""
@@ -135,7 +135,7 @@ class ClusterReferences:
 
     def get(self, key: str) -> ClusterReference:
         """The reference for the stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
-        from components.cluster_reference import (  # noqa: PLC0415
+        from components.cluster.reference import (  # noqa: PLC0415
             ClusterReference,
             ClusterReferenceArgs,
         )
@@ -168,16 +168,16 @@ def prepare(
     check = ParamCheck(secret_keys)
     platform = None
     if cfg.platform is not None:
-        from stacks.platform_layer import prepare_platform  # noqa: PLC0415
+        from stacks.layers.platform import prepare_platform  # noqa: PLC0415
 
         platform = prepare_platform(cfg, check)
     hosts = cluster = None
     if cfg.host is not None:
-        from stacks.host_layer import host_gpus, prepare_hosts  # noqa: PLC0415
+        from stacks.layers.host import host_gpus, prepare_hosts  # noqa: PLC0415
 
         hosts = prepare_hosts(cfg, ctx, check)
         if cfg.cluster is not None:
-            from stacks.cluster_layer import prepare_cluster  # noqa: PLC0415
+            from stacks.layers.cluster import prepare_cluster  # noqa: PLC0415
 
             cluster = prepare_cluster(cfg, host_gpus(cfg), check)
     if check.problems:
@@ -214,24 +214,24 @@ def build_graph(
         capacity = _vm_capacity(cfg, ctx)
         outputs.layers["capacity"] = _vm_capacity_outputs(cfg, capacity)
     elif cfg.capacity == "arc":
-        from stacks.arc_layer import build_arc_capacity  # noqa: PLC0415
+        from stacks.layers.capacity_arc import build_arc_capacity  # noqa: PLC0415
 
         outputs.layers["capacity"] = build_arc_capacity(cfg, ctx, references)
     cluster = None
     if cfg.host is not None:
-        from stacks.host_layer import build_host_layer  # noqa: PLC0415
+        from stacks.layers.host import build_host_layer  # noqa: PLC0415
 
         assert prepared.hosts is not None
         hosts = build_host_layer(cfg, ctx, capacity, prepared.hosts)
         outputs.layers["host"] = hosts.outputs
         if cfg.cluster is not None:
-            from stacks.cluster_layer import build_cluster_layer  # noqa: PLC0415
+            from stacks.layers.cluster import build_cluster_layer  # noqa: PLC0415
 
             assert prepared.cluster is not None
             cluster = build_cluster_layer(cfg, hosts.machines[0], prepared.cluster)
             outputs.layers.update(cluster.exports)
     if platform is not None:
-        from stacks.platform_layer import build_platform_layer  # noqa: PLC0415
+        from stacks.layers.platform import build_platform_layer  # noqa: PLC0415
 
         outputs.layers["platform"] = build_platform_layer(cfg, platform, cluster, references)
     if cfg.capacity != "none":
@@ -243,18 +243,20 @@ def _costs(cfg: StackConfig) -> dict[str, Any]:
     """The monthly compute estimate: a known value, so a preview shows it."""
     import pulumi  # noqa: PLC0415
 
-    from stacks.costs import capacity_costs  # noqa: PLC0415
-    from stacks.shapes import GPU_SHAPES  # noqa: PLC0415
+    from components.oci.shapes import GPU_SHAPES  # noqa: PLC0415
+    from stacks.layers.cost import capacity_costs  # noqa: PLC0415
 
     costs, unpriced = capacity_costs(cfg.capacity, cfg.vm, cfg.arc, cfg.usage, GPU_SHAPES)
     for shape in unpriced:
-        pulumi.log.warn(f"no cost estimate for {shape}: stacks/costs.py has no price for its GPU")
+        pulumi.log.warn(
+            f"no cost estimate for {shape}: stacks/layers/cost.py has no price for its GPU"
+        )
     return costs.model_dump(mode="json")
 
 
 def _vm_capacity(cfg: StackConfig, ctx: StackContext) -> Any:
     # Imported per layer: provider SDKs are heavy, and a stack imports only what it uses.
-    from components.vm_capacity import VmCapacity, VmCapacityArgs  # noqa: PLC0415
+    from components.oci.vm_capacity import VmCapacity, VmCapacityArgs  # noqa: PLC0415
 
     assert cfg.vm is not None and cfg.compartmentId is not None  # guaranteed by validation
     return VmCapacity(

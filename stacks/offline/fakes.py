@@ -113,7 +113,7 @@ class FakeCloud:
         if handler is None:
             raise NotImplementedError(
                 f"the offline plan has no fake answer for invoke {token}; add one to "
-                "stacks/fakes.py"
+                "stacks/offline/fakes.py"
             )
         return handler(args)
 

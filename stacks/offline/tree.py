@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stacks.snapshot import Snapshot, collapsed_dependencies
+from stacks.offline.snapshot import Snapshot, collapsed_dependencies
 
 _WIDTH = 90
 _KEY_INPUTS = 5

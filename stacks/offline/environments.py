@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import GpuCiError, did_you_mean
-from stacks.stack_file import _as_cli_string, _is_secure, _read_document, _strip_secure
+from stacks.offline.stack_file import _as_cli_string, _is_secure, _read_document, _strip_secure
 
 ESC_DIR = "esc"
 DEFAULT_PROJECT = "default"  # where ESC keeps environments named without a project

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
+from components.config_base import ConfigModel, StackReferenceName
 from components.platform.overrides import PlatformError, PlatformOverrides
-from stacks.config.base import ConfigModel, StackReferenceName
 
 _CRITERION = r"^[a-z0-9][a-z0-9._-]*$"
 

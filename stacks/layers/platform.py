@@ -18,26 +18,26 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from components.base import InputError
+from components.oci.shapes import GPU_SHAPES
+from components.oci.vm_config import VmCapacityConfig
 from components.platform.overrides import PlatformError, PlatformOverrides
+from components.platform.platform_config import PlatformConfig
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from core.errors import GpuCiError
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.constraints import ConstraintReport, evaluate
 from recipes.resolver import check_query, matching_overlays, no_match_message
+from stacks.compose import ClusterReferences
 from stacks.config import StackConfig
-from stacks.config.platform import PlatformConfig
 from stacks.config.problems import ParamCheck, Problem
 from stacks.config.stack import NAMESPACE, PLATFORM_CLUSTER_STACK
-from stacks.config.vm import VmCapacityConfig
 from stacks.contracts import CLUSTER, ContractError
-from stacks.graph import ClusterReferences
 from stacks.outputs import ClusterOutputs, PlatformOutputs
-from stacks.shapes import GPU_SHAPES
 
 if TYPE_CHECKING:  # the cluster layer (and pulumi-command) loads only when a stack has one
-    from stacks.cluster_layer import ClusterLayer
+    from stacks.layers.cluster import ClusterLayer
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TRAINER = "kubeflow-trainer"
 
 

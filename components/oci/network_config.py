@@ -6,16 +6,16 @@ import ipaddress
 
 from pydantic import Field, StrictInt, ValidationInfo, field_validator
 
+from components.config_base import Cidr, ConfigModel, Ocid
 from components.names import cidr_slug
 from policy.rules import WorldOpening, world_openings
-from stacks.config.base import Cidr, ConfigModel, Ocid
 
 OCI_PREFIXES = (16, 30)
 """The prefix lengths OCI takes for a VCN's and a subnet's IPv4 CIDR block."""
 NSG_RULE_LIMIT = 120
 """OCI's limit of security rules per network security group."""
 NSG_FIXED_RULES = 1
-"""The rules components/oci_network.py adds besides one per ingress CIDR: all egress."""
+"""The rules components/oci/network.py adds besides one per ingress CIDR: all egress."""
 
 
 class NetworkConfig(ConfigModel):
