@@ -1,15 +1,18 @@
 """Set up and run the project with nothing but Python 3.11+.
 
-    python3 tasks.py plan [STACK] [ARGS]   create .venv, install the pinned dependencies, plan
+    python3 tasks.py plan [STACK] [ARGS]   create .venv, install the locked dependencies, plan
                                            STACK offline (default: dev); ARGS go to
                                            `python -m stacks plan` (--json FILE, --quiet, ...)
     python3 tasks.py test [ARGS]           the same set-up, then ruff, mypy and the whole test
                                            suite; ARGS go to pytest (-k EXPR, a test path, ...)
     python3 tasks.py bench [ARGS]          the same set-up, then the benchmarks in bench/
                                            (minutes; ARGS go to bench/plan_wall.py)
+    python3 tasks.py lock [ARGS]           the same set-up, then regenerate the lock files from
+                                           requirements*.in (network; ARGS go to `uv pip compile`)
 
-`python3 tasks.py TASK --help` says what the task runs without running it. The virtualenv is
-reinstalled only when a requirements file changed.
+`python3 tasks.py TASK --help` says what the task runs without running it. The set-up installs
+the lock requirements-dev.txt (every transitive dependency pinned, each file hash-checked:
+`pip install --require-hashes`); it runs again only when a requirements file changed.
 """
 
 from __future__ import annotations
@@ -25,7 +28,15 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
 STAMP = VENV / ".requirements.sha256"
-REQUIREMENTS = ("requirements.txt", "requirements-dev.txt")
+# Each lock (generated, hashed, every transitive dependency) from the direct pins people edit.
+# requirements.txt keeps the name Pulumi's pip toolchain installs (Pulumi.yaml, `virtualenv`);
+# the dev lock is constrained to it, so both agree on every runtime version.
+LOCKS = {"requirements.txt": "requirements.in", "requirements-dev.txt": "requirements-dev.in"}
+INSTALLED_LOCK = "requirements-dev.txt"
+REQUIREMENTS = (*LOCKS.values(), *LOCKS)
+# The CI machine's interpreter: the oldest the project supports. `--universal` resolves for
+# every platform and Python >= this one, markers kept, so one lock serves CI and newcomers.
+LOCK_PYTHON = "3.11"
 
 
 def _digest() -> str:
@@ -38,7 +49,7 @@ def setup() -> None:
         return
     if sys.version_info < (3, 11):  # noqa: UP036  (a newcomer may run an older python3)
         sys.exit(f"gpu-ci needs Python 3.11 or newer, not {sys.version.split()[0]}")
-    print("setting up .venv (pinned dependencies from requirements-dev.txt) ...", flush=True)
+    print(f"setting up .venv (the hash-checked lock {INSTALLED_LOCK}) ...", flush=True)
     venv.EnvBuilder(with_pip=True).create(VENV)
     run(
         BIN / "python",
@@ -47,10 +58,39 @@ def setup() -> None:
         "install",
         "--quiet",
         "--disable-pip-version-check",
+        "--require-hashes",
         "-r",
-        "requirements-dev.txt",
+        INSTALLED_LOCK,
     )
     STAMP.write_text(_digest())
+
+
+def lock(extra: list[str]) -> None:
+    """Regenerate each lock from its direct pins with the pinned uv (requirements-dev.in).
+
+    An existing lock's versions are kept unless ARGS ask otherwise (`--upgrade`,
+    `--upgrade-package NAME`); the runtime lock is written first and constrains the dev one.
+    """
+    for lock_file, direct in LOCKS.items():
+        constraints = [] if lock_file == "requirements.txt" else ["-c", "requirements.txt"]
+        run(
+            BIN / "uv",
+            "pip",
+            "compile",
+            direct,
+            *constraints,
+            "--universal",
+            "--python-version",
+            LOCK_PYTHON,
+            "--generate-hashes",
+            "--no-config",
+            "--quiet",
+            "--custom-compile-command",
+            "python3 tasks.py lock",
+            "--output-file",
+            lock_file,
+            *extra,
+        )
 
 
 def run(*argv: object) -> None:
@@ -77,6 +117,11 @@ TASK_HELP = {
     "bench": "python3 tasks.py bench [PLAN_WALL ARGS]\n"
     "  bench/plan_wall.py over the example and generated stacks, bench/recipe_resolve.py and\n"
     "  bench/plan_floor.py (several minutes on 2 cores; figures go in the README)",
+    "lock": "python3 tasks.py lock [UV PIP COMPILE ARGS]\n"
+    "  `uv pip compile --universal --python-version 3.11 --generate-hashes` of requirements.in\n"
+    "  into requirements.txt, then of requirements-dev.in (constrained to it) into\n"
+    "  requirements-dev.txt; locked versions stay unless ARGS say --upgrade or\n"
+    "  --upgrade-package NAME (needs the network)",
 }
 
 
@@ -102,6 +147,8 @@ def main(argv: list[str]) -> None:
         run(BIN / "ruff", "format", "--check", ".")
         run(BIN / "mypy", ".")
         run(BIN / "pytest", *argv[1:])
+    elif task == "lock":
+        lock(argv[1:])
     else:
         run(
             python,
