@@ -1,0 +1,137 @@
+# shellcheck shell=bash
+# Shared by the gpu-cluster action's shell steps (sourced after GPU_CI_STEP is set).
+#
+# Contract, as for the host steps (components/host/scripts/lib.sh):
+#   * every failure ends non-zero with one stderr line `gpu-ci step <name>: <cause>`,
+#     and the same cause as an `::error` annotation titled `gpu-ci step <name>`;
+#   * nothing secret is ever printed (the kubeconfig and passphrase stay in 0600 files).
+#
+# Environment: GPU_CI_WORK (this cluster's folder under the job's temp dir: state, stack
+# outputs, kubeconfig) is set by action.yml; $GPU_CI_WORK/env, written by prepare.sh,
+# holds the rest (paths of the program, the cache, the virtualenv, the Pulumi CLI).
+# GPU_CI_ROOT prefixes host paths (tests run the steps under a scratch root).
+
+set -Eeuo pipefail
+umask 022
+
+: "${GPU_CI_STEP:?set GPU_CI_STEP before sourcing lib.sh}"
+: "${GPU_CI_WORK:?GPU_CI_WORK is not set (action.yml sets it)}"
+GPU_CI_ROOT="${GPU_CI_ROOT:-}"
+GPU_CI_RETRY_ATTEMPTS="${GPU_CI_RETRY_ATTEMPTS:-6}"
+GPU_CI_RETRY_BASE_SECONDS="${GPU_CI_RETRY_BASE_SECONDS:-2}"
+
+trap 'gpu_ci_on_error "$?" "$BASH_COMMAND"' ERR
+
+gpu_ci_on_error() {
+  die "command failed (exit $1): $2" "$1"
+}
+
+# annotate LEVEL STEP MESSAGE: a workflow command (`::error` or `::warning`) titled after
+# the step; % CR LF escaped so that a multi-line cause stays one annotation.
+annotate() {
+  local message="$3"
+  message="${message//'%'/%25}"
+  message="${message//$'\r'/%0D}"
+  message="${message//$'\n'/%0A}"
+  printf '::%s title=gpu-ci step %s::%s\n' "$1" "$2" "$message"
+}
+
+# die CAUSE [EXIT_CODE]: fail naming the step, in the log and as an annotation.
+die() {
+  trap - ERR
+  printf 'gpu-ci step %s: %s\n' "$GPU_CI_STEP" "$1" >&2
+  annotate error "$GPU_CI_STEP" "$1"
+  exit "${2:-1}"
+}
+
+log() {
+  printf 'gpu-ci step %s: %s\n' "$GPU_CI_STEP" "$*" >&2
+}
+
+warn() {
+  log "$*"
+  annotate warning "$GPU_CI_STEP" "$*"
+}
+
+# as_root CMD...: run CMD as root, through passwordless sudo unless already root.
+as_root() {
+  if [ "$EUID" -eq 0 ]; then
+    "$@"
+  else
+    sudo -n "$@"
+  fi
+}
+
+backoff() {
+  local delay=$((GPU_CI_RETRY_BASE_SECONDS * (1 << ($1 - 1))))
+  if [ "$delay" -gt 0 ]; then
+    sleep "$delay"
+  fi
+}
+
+# fetch URL DEST: an https download, retrying curl's network-class failures with
+# exponential backoff; HTTP errors fail at once.
+fetch() {
+  local url="$1" dest="$2" attempt=1 rc
+  while :; do
+    rc=0
+    curl -fsSL --proto '=https' --connect-timeout 20 -o "$dest" "$url" || rc=$?
+    if [ "$rc" -eq 0 ]; then
+      return 0
+    fi
+    case "$rc" in
+      5 | 6 | 7 | 18 | 28 | 35 | 52 | 55 | 56) ;;
+      *) die "download of $url failed (curl exit $rc)" ;;
+    esac
+    if [ "$attempt" -ge "$GPU_CI_RETRY_ATTEMPTS" ]; then
+      die "download of $url failed after $attempt attempts (curl exit $rc)"
+    fi
+    log "download of $url: network error (curl exit $rc), retry $attempt/$GPU_CI_RETRY_ATTEMPTS"
+    backoff "$attempt"
+    attempt=$((attempt + 1))
+  done
+}
+
+sha256_of() {
+  local sum
+  sum="$(sha256sum "$1")"
+  printf '%s' "${sum%% *}"
+}
+
+# output KEY VALUE: a step output (a heredoc block when VALUE spans lines).
+output() {
+  local file="${GITHUB_OUTPUT:-/dev/null}"
+  if [[ $2 == *$'\n'* ]]; then
+    local marker
+    marker="gpu_ci_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+    printf '%s<<%s\n%s\n%s\n' "$1" "$marker" "$2" "$marker" >>"$file"
+  else
+    printf '%s=%s\n' "$1" "$2" >>"$file"
+  fi
+}
+
+# load_env [FILE]: the GPU_CI_* values an earlier step wrote, as plain KEY=VALUE lines:
+# $GPU_CI_WORK/env (prepare.sh: paths) by default, or plan.env (configure.py).
+load_env() {
+  local file="${1:-$GPU_CI_WORK/env}" key value
+  [ -f "$file" ] || die "$file is missing: the action's earlier steps have not run for this cluster"
+  while IFS='=' read -r key value; do
+    case "$key" in
+      GPU_CI_[A-Z_]*) printf -v "$key" '%s' "$value" && export "${key?}" ;;
+      '' | '#'*) ;;
+      *) die "unexpected line in $file: $key" ;;
+    esac
+  done <"$file"
+}
+
+# pulumi_env: what every Pulumi CLI call of the action runs with: the file backend and the
+# generated passphrase under GPU_CI_WORK, no update checks, the CLI's own folder first on
+# PATH (its language host `pulumi-language-python` lives beside it).
+pulumi_env() {
+  export PULUMI_HOME="$GPU_CI_WORK/pulumi-home"
+  export PULUMI_CONFIG_PASSPHRASE_FILE="$GPU_CI_WORK/passphrase"
+  export PULUMI_SKIP_UPDATE_CHECK=true
+  export PULUMI_SKIP_CONFIRMATIONS=true
+  export PATH="${GPU_CI_PULUMI%/*}:$PATH"
+  unset PULUMI_ACCESS_TOKEN PULUMI_CONFIG_PASSPHRASE PULUMI_BACKEND_URL
+}

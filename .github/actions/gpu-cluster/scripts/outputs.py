@@ -1,0 +1,105 @@
+"""The stack's outputs (`pulumi stack output --json --show-secrets` on stdin) as the step's.
+
+The kubeconfig goes to `$GPU_CI_WORK/kubeconfig` (0600) and KUBECONFIG names it for the
+job's later steps; it never reaches the log. The facts the cluster's stack exports
+(`cluster`: name, node image, Kubernetes version, `facts`; `host`: what the verify step
+saw, each GPU and the driver) become step outputs and a job-summary table, with every
+version the set-up used (versions.json, from the offline plan).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+STEP = "up"
+
+
+def die(cause: str) -> NoReturn:
+    print(f"gpu-ci step {STEP}: {cause}", file=sys.stderr, flush=True)
+    escaped = cause.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    print(f"::error title=gpu-ci step {STEP}::{escaped}", flush=True)
+    sys.exit(1)
+
+
+def append(variable: str, text: str) -> None:
+    target = os.environ.get(variable)
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(text)
+
+
+def facts_of(outputs: dict[str, Any], versions: dict[str, Any]) -> dict[str, str]:
+    cluster = outputs.get("cluster")
+    if not isinstance(cluster, dict):
+        die("the stack exports no `cluster` (was gpu-ci:cluster left out of stack-config?)")
+    host = outputs.get("host")
+    if not isinstance(host, dict):
+        host = {}
+    machines = host.get("hosts") or [{}]
+    machine = machines[0] if isinstance(machines[0], dict) else {}
+    gpus = machine.get("gpus") or []
+    count = cluster.get("gpuCount")
+    facts = dict(cluster.get("facts") or {})
+    return {
+        "cluster-name": str(cluster.get("name", "")),
+        "node-image": str(cluster.get("nodeImage", "")),
+        "kubernetes-version": str(cluster.get("kubernetesVersion", "")),
+        "gpu-count": str(count if isinstance(count, int) else len(gpus)),
+        "gpus": ", ".join(str(g.get("name", "")) for g in gpus),
+        "driver-version": str(machine.get("driverVersion") or ""),
+        "toolkit-version": str(versions.get("toolkit", "")),
+        "facts": json.dumps(facts, sort_keys=True),
+        "versions": json.dumps(versions, sort_keys=True),
+    }
+
+
+def summary(values: dict[str, str], versions: dict[str, Any]) -> str:
+    rows = [
+        ("cluster", f"`{values['cluster-name']}`: {values['gpu-count']} GPU ({values['gpus']})"),
+        ("driver", values["driver-version"]),
+        ("Kubernetes", f"{values['kubernetes-version']} (`{values['node-image']}`)"),
+    ]
+    for key in ("pulumi", "plugins", "driverPackage", "toolkit", "kind", "kubectl", "helm"):
+        rows.append((key, str(versions.get(key, ""))))
+    rows.append(
+        ("nvkind", f"commit {versions.get('nvkind', '')}, built with Go {versions.get('go')}")
+    )
+    for release, chart in sorted((versions.get("charts") or {}).items()):
+        rows.append((f"release {release}", chart))
+    table = "".join(f"| {k} | {v} |\n" for k, v in rows)
+    return f"### gpu-cluster: nvkind cluster ready\n\n| | |\n|---|---|\n{table}\n"
+
+
+def main() -> None:
+    work = Path(os.environ["GPU_CI_WORK"])
+    try:
+        outputs = json.load(sys.stdin)
+    except json.JSONDecodeError as err:
+        die(f"pulumi stack output --json printed no JSON ({err})")
+    if not isinstance(outputs, dict):
+        die("pulumi stack output --json printed no object")
+    kubeconfig = outputs.get("kubeconfig")
+    if not isinstance(kubeconfig, str) or "clusters:" not in kubeconfig:
+        die("the stack exports no kubeconfig")
+    path = work / "kubeconfig"
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(kubeconfig if kubeconfig.endswith("\n") else kubeconfig + "\n")
+    versions = json.loads((work / "versions.json").read_text())
+    values = {"kubeconfig": str(path), **facts_of(outputs, versions)}
+    public = {k: v for k, v in outputs.items() if k != "kubeconfig"}
+    (work / "outputs.json").write_text(json.dumps(public, indent=2, sort_keys=True) + "\n")
+    append("GITHUB_OUTPUT", "".join(f"{k}={v}\n" for k, v in values.items()))
+    append("GITHUB_ENV", f"KUBECONFIG={path}\n")
+    append("GITHUB_STEP_SUMMARY", summary(values, versions))
+    shown = {k: v for k, v in values.items() if k not in ("versions",)}
+    print(f"gpu-ci step {STEP}: cluster ready: {json.dumps(shown)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

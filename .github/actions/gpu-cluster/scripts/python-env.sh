@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Step python-env: the program's virtualenv, with requirements.txt's pins, at a fixed path
+# under the runner's tool cache (restored by actions/cache when its key matches), linked
+# as the program's `.venv`, which Pulumi.yaml names as the program's virtualenv.
+GPU_CI_STEP=python-env
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+load_env
+
+venv="$GPU_CI_VENV"
+stamp="$venv/.gpu-ci-key"
+if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$GPU_CI_PYTHON_KEY" ]; then
+  log "virtualenv $venv is current ($GPU_CI_PYTHON_KEY)"
+else
+  rm -rf "$venv"
+  log "creating the virtualenv $venv (requirements.txt)"
+  "$GPU_CI_BASE_PYTHON" -m venv "$venv" || die "python -m venv $venv failed"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    -r "$GPU_CI_PROGRAM/requirements.txt" ||
+    die "pip install -r requirements.txt failed (its output is above)"
+  printf '%s' "$GPU_CI_PYTHON_KEY" >"$stamp"
+fi
+
+link="$GPU_CI_PROGRAM/.venv"
+if [ -L "$link" ] || [ ! -e "$link" ]; then
+  rm -f "$link"
+  ln -s "$venv" "$link"
+elif [ ! "$link" -ef "$venv" ]; then
+  die "$link exists and is not the action's virtualenv; remove it (the action links its own)"
+fi

@@ -1,0 +1,1 @@
+"""Tests of the gpu-cluster action (.github/actions/gpu-cluster) and its example workflow."""
