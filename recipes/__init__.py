@@ -2,16 +2,18 @@
 
 A recipe says which GPU-stack components (GPU operator, Kubeflow Trainer, ...) to deploy,
 at which versions and with which Helm values, for a cluster described by criteria
-(service, accelerator, os, intent, platform). The format and resolution semantics are
-NVIDIA AICR's, so AICR's own catalog and this project's extend each other.
+(service, accelerator, os, intent, platform). The formats (every AICR catalog apiVersion,
+`recipes.versions`) and the resolution semantics are NVIDIA AICR's, so AICR's own catalogs
+and this project's extend each other.
 """
 
 from recipes.catalog import PROJECT_CATALOG, Catalog, load_catalog
 from recipes.criteria import RecipeCriteria
 from recipes.errors import RecipeError
+from recipes.hydrate import hydrate, select
 from recipes.resolver import resolve
 from recipes.result import RecipeResult
-from recipes.values import component_values, select
+from recipes.values import component_values
 
 __all__ = [
     "PROJECT_CATALOG",
@@ -20,6 +22,7 @@ __all__ = [
     "RecipeError",
     "RecipeResult",
     "component_values",
+    "hydrate",
     "load_catalog",
     "resolve",
     "select",

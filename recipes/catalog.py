@@ -2,44 +2,60 @@
 
 Directories are layered like aicr's repeated `--data`: a later directory adds files and
 replaces any file with the same relative path, except `registry.yaml`, whose components are
-merged by name (a later entry replaces an earlier one), so a small project catalog can add
-components without restating AICR's registry.
+merged by name (a later entry replaces an earlier one). As in AICR, every directory must
+have a `registry.yaml`. Each document is read in its own format (`recipes.versions`, by its
+`apiVersion`); keys a format does not define, which AICR ignores in overlays and the
+registry, are dropped and reported in one warning per load (`Catalog.warnings`, also logged
+on the `recipes` logger); AICR refuses them in mixins, and so does gpu-ci.
 
-Loading validates structure and every cross-file reference (base, mixins, valuesFile,
-manifestFiles, registry names, assert files) up front, so a broken catalog fails when it is
-loaded rather than on the one query that reaches the bad overlay. Values files are only
-indexed here; they are parsed when a component's values are first asked for.
+Values files are only indexed here; they are parsed when a component's values are first
+asked for. Health-check assert files are read when a recipe first needs them.
+
+Two choices differ from AICR's loader: overlays are read from `overlays/` only (AICR takes
+any `kind: RecipeMetadata` file outside `components/`, `checks/` and `mixins/`; its catalogs
+keep them all in `overlays/`), and two overlays or mixins of one name are an error (AICR
+keeps the one it walks last, silently).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from core.errors import did_you_mean
-from recipes.criteria import FIELDS
-from recipes.errors import RecipeError, from_validation_error
-from recipes.model import ComponentRef, RecipeMetadata, RecipeMixin
+from recipes import versions
+from recipes.catalog_checks import (
+    BASE,
+    REGISTRY,
+    check_references,
+    check_registry,
+    vocabulary,
+)
+from recipes.documents import parse_document
+from recipes.errors import RecipeError
+from recipes.model import RecipeMetadata, RecipeMixin
 from recipes.registry import ComponentConfig, ComponentRegistry
+from recipes.validation import MergeRule
 from recipes.yamlfiles import load_yaml
 
-BASE = "base"
-REGISTRY = "registry.yaml"
 PROJECT_CATALOG = Path(__file__).resolve().parent / "catalog"
-_M = TypeVar("_M", bound=BaseModel)
+LOG = logging.getLogger("recipes")
+_SHOWN = 12
 
 
 @dataclass(frozen=True)
 class Overlay:
-    """An overlay with the catalog file it came from."""
+    """An overlay with the catalog file it came from and its format's merge rule."""
 
     rel: str
     doc: RecipeMetadata
+    api_version: str = versions.CURRENT
+    validation_merge: MergeRule = "fieldwise"
 
     @property
     def name(self) -> str:
@@ -53,6 +69,7 @@ class Mixin:
 
     rel: str
     doc: RecipeMixin
+    api_version: str = versions.CURRENT
 
 
 @dataclass(eq=False)
@@ -65,6 +82,8 @@ class Catalog:
     mixins: dict[str, Mixin]
     registry: dict[str, ComponentConfig]
     vocabulary: dict[str, set[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    _texts: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def base(self) -> Overlay | None:
@@ -78,31 +97,67 @@ class Catalog:
             raise RecipeError(f"{rel}: file does not exist in {self._where()}")
         return load_yaml(path, rel)
 
+    def read_text(self, rel: str) -> str:
+        """A catalog file's text (cached per catalog)."""
+        text = self._texts.get(rel)
+        if text is None:
+            path = self.files.get(rel)
+            if path is None:
+                raise RecipeError(f"{rel}: file does not exist in {self._where()}")
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise RecipeError(f"{rel}: cannot read file: {exc}") from None
+            self._texts[rel] = text
+        return text
+
     def _where(self) -> str:
         return ", ".join(str(r) for r in self.roots)
 
 
-def load_catalog(dirs: Sequence[str | os.PathLike[str]] | None = None) -> Catalog:
-    """Load and cross-check the catalogs in `dirs` (default: the project's own catalog)."""
+def load_catalog(
+    dirs: Sequence[str | os.PathLike[str]] | None = None, *, log: bool = True
+) -> Catalog:
+    """Load and cross-check the catalogs in `dirs` (default: the project's own catalog).
+
+    Its warnings are logged on the `recipes` logger unless `log` is False (the caller then
+    shows `Catalog.warnings` itself)."""
     roots = tuple(Path(d) for d in (dirs or [PROJECT_CATALOG]))
     files: dict[str, Path] = {}
     registry: dict[str, ComponentConfig] = {}
+    ignored: list[str] = []
     for root in roots:
         if not root.is_dir():
             raise RecipeError(f"--data {root}: not a directory")
+        if not (root / REGISTRY).is_file():
+            raise RecipeError(
+                f"--data {root}: {REGISTRY} is required, as in aicr: every data directory "
+                "has one (it is merged by component name with the directories before it)"
+            )
         for rel, path in _walk(root):
             files[rel] = path
-        if (root / REGISTRY).is_file():
-            reg = _parse(ComponentRegistry, root / REGISTRY, REGISTRY)
-            for comp in reg.components:
-                registry[comp.name] = comp
-    overlays = _load_overlays(files)
+        for comp in _registry(root / REGISTRY, ignored):
+            registry[comp.name] = comp
+    overlays = _load_overlays(files, ignored)
     mixins = _load_mixins(files)
     catalog = Catalog(roots, files, overlays, mixins, registry)
-    _check_registry(catalog)
-    _check_references(catalog)
-    catalog.vocabulary = _vocabulary(overlays.values())
+    check_registry(catalog)
+    check_references(catalog)
+    catalog.vocabulary = vocabulary(overlays.values())
+    if ignored:
+        catalog.warnings.append(_ignored_message(ignored))
+        if log:
+            LOG.warning("warning: %s", catalog.warnings[-1])
     return catalog
+
+
+def _ignored_message(ignored: list[str]) -> str:
+    shown = "; ".join(ignored[:_SHOWN])
+    more = f"; and {len(ignored) - _SHOWN} more" if len(ignored) > _SHOWN else ""
+    return (
+        f"recipe catalog: {len(ignored)} key(s) its format does not define, ignored as aicr "
+        f"ignores them: {shown}{more}"
+    )
 
 
 def _walk(root: Path) -> Iterable[tuple[str, Path]]:
@@ -113,24 +168,48 @@ def _walk(root: Path) -> Iterable[tuple[str, Path]]:
             yield path.relative_to(root).as_posix(), path
 
 
-def _parse(model: type[_M], path: Path, rel: str) -> _M:
-    data = load_yaml(path, rel)
-    if not isinstance(data, dict):
-        raise RecipeError(f"{rel}: expected a YAML mapping, got {type(data).__name__}")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(rel, exc) from None
+def _registry(path: Path, ignored: list[str]) -> list[ComponentConfig]:
+    data = load_yaml(path, REGISTRY)
+    fmt = versions.format_for(REGISTRY, versions.REGISTRY, data)
+    doc, dropped = parse_document(
+        fmt.models[versions.REGISTRY],
+        data,
+        REGISTRY,
+        tolerant=True,
+        newer=_newer(fmt, ComponentRegistry),
+    )
+    ignored += dropped
+    if not isinstance(doc, ComponentRegistry):
+        doc = ComponentRegistry.model_validate(doc.model_dump())
+    return doc.components
+
+
+def _newer(fmt: versions.Format, current: type[BaseModel]) -> tuple[str, type[BaseModel]] | None:
+    return None if current in fmt.models.values() else (versions.CURRENT, current)
 
 
 def _yaml_files(files: dict[str, Path], folder: str) -> list[str]:
-    return sorted(r for r in files if r.startswith(folder + "/") and r.endswith((".yaml", ".yml")))
+    return sorted(r for r in files if r.startswith(folder + "/") and r.endswith(".yaml"))
 
 
-def _load_overlays(files: dict[str, Path]) -> dict[str, Overlay]:
+def _load_overlays(files: dict[str, Path], ignored: list[str]) -> dict[str, Overlay]:
     overlays: dict[str, Overlay] = {}
     for rel in _yaml_files(files, "overlays"):
-        doc = _parse(RecipeMetadata, files[rel], rel)
+        data = load_yaml(files[rel], rel)
+        fmt = versions.format_for(rel, versions.METADATA, data)
+        parsed, dropped = parse_document(
+            fmt.models[versions.METADATA],
+            data,
+            rel,
+            tolerant=True,
+            newer=_newer(fmt, RecipeMetadata),
+        )
+        ignored += dropped
+        doc = (
+            parsed
+            if isinstance(parsed, RecipeMetadata)
+            else RecipeMetadata.model_validate(parsed.model_dump())
+        )
         name = doc.metadata.name
         if name in overlays:
             raise RecipeError(
@@ -138,109 +217,25 @@ def _load_overlays(files: dict[str, Path]) -> dict[str, Overlay]:
             )
         if name == BASE and (doc.spec.base or doc.spec.criteria is not None):
             raise RecipeError(f"{rel}: spec: the root overlay 'base' takes no base or criteria")
-        overlays[name] = Overlay(rel, doc)
+        overlays[name] = Overlay(rel, doc, fmt.api_version, fmt.validation_merge)
     return overlays
 
 
 def _load_mixins(files: dict[str, Path]) -> dict[str, Mixin]:
     mixins: dict[str, Mixin] = {}
     for rel in _yaml_files(files, "mixins"):
-        doc = _parse(RecipeMixin, files[rel], rel)
+        data = load_yaml(files[rel], rel)
+        fmt = versions.format_for(rel, versions.MIXIN, data)
+        parsed, _ = parse_document(fmt.models[versions.MIXIN], data, rel, tolerant=False)
+        doc = (
+            parsed
+            if isinstance(parsed, RecipeMixin)
+            else RecipeMixin.model_validate(parsed.model_dump())
+        )
         name = doc.metadata.name
         if name in mixins:
             raise RecipeError(
                 f"{rel}: metadata.name: mixin {name!r} is already defined in {mixins[name].rel}"
             )
-        mixins[name] = Mixin(rel, doc)
+        mixins[name] = Mixin(rel, doc, fmt.api_version)
     return mixins
-
-
-def _unknown(kind: str, value: str, choices: Iterable[str]) -> str:
-    options = sorted(choices)
-    hint = did_you_mean(value, options)
-    tail = f" (did you mean {hint!r}?)" if hint else f"; known: {', '.join(options) or 'none'}"
-    return f"{kind} {value!r} does not exist{tail}"
-
-
-def _check_file(catalog: Catalog, rel: str, where: str, ref: str) -> None:
-    if ref.startswith("/") or ".." in ref.split("/"):
-        raise RecipeError(f"{rel}: {where}: {ref} must be a path inside the data directory")
-    if ref not in catalog.files:
-        raise RecipeError(f"{rel}: {where}: file {ref} does not exist")
-
-
-def _check_refs(catalog: Catalog, rel: str, prefix: str, refs: list[ComponentRef]) -> None:
-    for i, ref in enumerate(refs):
-        where = f"{prefix}.componentRefs[{i}]"
-        if ref.name not in catalog.registry:
-            raise RecipeError(
-                f"{rel}: {where}.name: "
-                + _unknown("component", ref.name, catalog.registry).replace(
-                    "does not exist", "is not in registry.yaml"
-                )
-            )
-        if ref.valuesFile:
-            _check_file(catalog, rel, f"{where}.valuesFile", ref.valuesFile)
-        for j, manifest in enumerate(ref.manifestFiles):
-            _check_file(catalog, rel, f"{where}.manifestFiles[{j}]", manifest)
-        for j, patch in enumerate(ref.patches):
-            _check_file(catalog, rel, f"{where}.patches[{j}]", patch)
-
-
-def _check_references(catalog: Catalog) -> None:
-    for overlay in catalog.overlays.values():
-        spec, rel = overlay.doc.spec, overlay.rel
-        if spec.base and spec.base != BASE and spec.base not in catalog.overlays:
-            raise RecipeError(
-                f"{rel}: spec.base: " + _unknown("overlay", spec.base, catalog.overlays)
-            )
-        for i, name in enumerate(spec.mixins):
-            if name not in catalog.mixins:
-                raise RecipeError(
-                    f"{rel}: spec.mixins[{i}]: " + _unknown("mixin", name, catalog.mixins)
-                )
-        _check_refs(catalog, rel, "spec", spec.componentRefs)
-        chain_of(catalog, overlay.name)
-    for mixin in catalog.mixins.values():
-        _check_refs(catalog, mixin.rel, "spec", mixin.doc.spec.componentRefs)
-
-
-def _check_registry(catalog: Catalog) -> None:
-    for i, comp in enumerate(catalog.registry.values()):
-        if comp.healthCheck and comp.healthCheck.assertFile:
-            _check_file(
-                catalog,
-                REGISTRY,
-                f"components[{i}].healthCheck.assertFile",
-                comp.healthCheck.assertFile,
-            )
-
-
-def chain_of(catalog: Catalog, name: str) -> list[Overlay]:
-    """`name`'s inheritance chain without the root, root-most first; cycles are errors."""
-    chain: list[Overlay] = []
-    seen: list[str] = []
-    current = name
-    while current and current != BASE:
-        if current in seen:
-            loop = " -> ".join([*seen[seen.index(current) :], current])
-            raise RecipeError(f"{catalog.overlays[name].rel}: spec.base: inheritance cycle {loop}")
-        seen.append(current)
-        overlay = catalog.overlays[current]
-        chain.append(overlay)
-        current = overlay.doc.spec.base
-    chain.reverse()
-    return chain
-
-
-def _vocabulary(overlays: Iterable[Overlay]) -> dict[str, set[str]]:
-    vocab: dict[str, set[str]] = {f: set() for f in FIELDS}
-    for overlay in overlays:
-        crit = overlay.doc.spec.criteria
-        if crit is None:
-            continue
-        for f in FIELDS:
-            value = crit.value(f).lower()
-            if value not in ("", "any"):
-                vocab[f].add(value)
-    return vocab

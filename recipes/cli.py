@@ -1,7 +1,11 @@
 """`python -m recipes`: aicr's `recipe` and `query` commands over this project's catalogs.
 
-Every user error (bad flag, unknown criteria value, broken catalog) prints one message to
-stderr and exits 2, without a traceback.
+Flags are aicr's (`--gpu` is `--accelerator`). `query --selector` reads the hydrated recipe
+(`recipes.hydrate`): `''` or `.` prints all of it, `components.NAME` one component with its
+values; a string, number or boolean prints as plain text, anything else as YAML. Warnings
+(catalog keys ignored, a query only the root overlay matches) go to stderr. Every user
+error (bad flag, unknown criteria value, broken catalog) prints one message to stderr and
+exits 2, without a traceback.
 """
 
 from __future__ import annotations
@@ -11,14 +15,14 @@ import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from core import yaml_text
 from recipes.catalog import load_catalog
 from recipes.criteria import AICR_VALUES, FIELDS, HELP, RecipeCriteria
 from recipes.errors import RecipeError
+from recipes.hydrate import select
 from recipes.resolver import resolve
-from recipes.values import select
 
 USAGE_ERROR = 2
 
@@ -64,8 +68,9 @@ def _criteria_flags(p: argparse.ArgumentParser) -> None:
         help="catalog directory; repeat to layer (later wins). Default: recipes/catalog",
     )
     for name in ("service", "accelerator", "os", "intent", "platform"):
+        flags = [f"--{name}", "--gpu"] if name == "accelerator" else [f"--{name}"]
         p.add_argument(
-            f"--{name}", default="any", metavar=name.upper()[0], help=_criterion_help(name)
+            *flags, dest=name, default="any", metavar=name.upper()[0], help=_criterion_help(name)
         )
     p.add_argument("--nodes", type=int, default=0, metavar="N", help=_criterion_help("nodes"))
     p.add_argument("-o", "--output", metavar="FILE", help="write YAML here instead of stdout")
@@ -82,17 +87,20 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument(
         "--selector",
         required=True,
-        help="components.NAME.values.PATH, deploymentOrder, constraints, ...",
+        help="components.NAME.values.PATH, components.NAME, deploymentOrder, constraints, ...; "
+        "'' for the whole hydrated recipe",
     )
     return parser
 
 
-def run(argv: Sequence[str]) -> str:
-    """The YAML the command prints; raises RecipeError on any user error."""
+def run(argv: Sequence[str], warn: list[str] | None = None) -> str:
+    """The YAML the command prints; raises RecipeError on any user error.
+
+    Warnings are appended to `warn` when given."""
     args = build_parser().parse_args(argv)
     if args.nodes < 0:
         raise RecipeError("--nodes must be 0 (any) or a positive number")
-    catalog = load_catalog([Path(d) for d in args.data] or None)
+    catalog = load_catalog([Path(d) for d in args.data] or None, log=warn is None)
     criteria = RecipeCriteria(
         service=args.service,
         accelerator=args.accelerator,
@@ -102,12 +110,12 @@ def run(argv: Sequence[str]) -> str:
         nodes=args.nodes,
     )
     result = resolve(catalog, criteria)
+    if warn is not None:
+        warn += [*catalog.warnings, *result.warnings]
     if args.command == "recipe":
         text = result.to_yaml()
     else:
-        text = yaml_text.dump(select(catalog, result, args.selector), sort_keys=False)
-        # PyYAML's pure-Python emitter (without libyaml) ends a bare scalar with "...".
-        text = text.removesuffix("...\n")
+        text = query_text(select(catalog, result, args.selector))
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")
@@ -117,12 +125,27 @@ def run(argv: Sequence[str]) -> str:
     return text
 
 
+def query_text(value: Any) -> str:
+    """aicr's `writeQueryResult`: a scalar as plain text, anything else as YAML (map keys
+    sorted, as Go's YAML encoder writes the hydrated map)."""
+    if isinstance(value, bool):
+        return f"{str(value).lower()}\n"
+    if isinstance(value, str | int | float):
+        return f"{value}\n"
+    text = yaml_text.dump(value, sort_keys=True)
+    # PyYAML's pure-Python emitter (without libyaml) ends a bare scalar with "...".
+    return text.removesuffix("...\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: exit 0 with YAML on stdout, or 2 with one message on stderr."""
+    warnings: list[str] = []
     try:
-        text = run(sys.argv[1:] if argv is None else argv)
+        text = run(sys.argv[1:] if argv is None else argv, warnings)
     except RecipeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    for line in warnings:
+        print(f"warning: {line}", file=sys.stderr)
     sys.stdout.write(text)
     return 0

@@ -141,5 +141,5 @@ def evaluate(result: RecipeResult, facts: Mapping[str, str]) -> ConstraintReport
         for phase in PHASES:
             block = getattr(result.validation, phase)
             if block is not None:
-                outcomes.extend(_outcome(c, phase, facts) for c in block.constraints)
+                outcomes.extend(_outcome(c, phase, facts) for c in block.constraints or [])
     return ConstraintReport(outcomes=outcomes)

@@ -3,15 +3,21 @@
 Criteria values are open strings: a catalog may introduce a new accelerator or service
 (`accelerator: a10`) without a code change. Matching is asymmetric, as in AICR: an empty or
 `any` field in a recipe is a wildcard, while `any` in a query matches only recipes that
-leave the field open, so a generic query never picks a specialised recipe. Comparison is
-case-insensitive, as in AICR.
+leave the field open, so a generic query never picks a specialised recipe. `nodes` follows
+the same rule with 0 as `any`. A query is normalised first (trimmed, lower-cased, AICR's
+aliases resolved: `recipes.criteria_values`).
+
+One choice differs from AICR: an overlay's own values compare case-insensitively (AICR
+compares them as written, so an overlay spelling `accelerator: H100` is never reached by
+any query); here it is reached by `--accelerator h100`.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ANY = "any"
+from recipes.criteria_values import AICR_VALUES, ANY, canonical
+
 FIELDS: tuple[str, ...] = ("service", "accelerator", "os", "intent", "platform")
 
 HELP: dict[str, str] = {
@@ -24,14 +30,7 @@ HELP: dict[str, str] = {
 }
 """What each criterion means (`python -m recipes recipe --help`)."""
 
-AICR_VALUES: dict[str, tuple[str, ...]] = {
-    "service": ("eks", "gke", "aks", "kind"),
-    "accelerator": ("h100", "gb200"),
-    "os": ("ubuntu", "cos"),
-    "intent": ("training", "inference"),
-    "platform": ("kubeflow", "dynamo"),
-}
-"""Values AICR v0.11.1's overlays pin, for `--help` (with `--data` and AICR's catalog)."""
+__all__ = ["AICR_VALUES", "ANY", "FIELDS", "HELP", "RecipeCriteria", "field_matches"]
 
 
 def _is_any(value: str) -> bool:
@@ -75,8 +74,8 @@ class RecipeCriteria(BaseModel):
         return pinned + (self.nodes != 0)
 
     def normalized(self) -> RecipeCriteria:
-        """The query as a RecipeResult reports it: open string fields become `any`."""
-        values = {f: (ANY if _is_any(self.value(f)) else self.value(f).lower()) for f in FIELDS}
+        """The query as AICR parses it: trimmed, lower-cased, aliases resolved, open = `any`."""
+        values = {f: canonical(f, self.value(f)) for f in FIELDS}
         return RecipeCriteria(nodes=self.nodes, **values)
 
     def flags(self) -> str:
@@ -85,3 +84,10 @@ class RecipeCriteria(BaseModel):
         if self.nodes:
             parts.append(f"--nodes {self.nodes}")
         return " ".join(parts) or "(no criteria)"
+
+    def describe(self) -> str:
+        """AICR's `Criteria.String()`: ``criteria(service=eks, accelerator=h100)``."""
+        parts = [f"{f}={self.value(f)}" for f in FIELDS if not _is_any(self.value(f))]
+        if self.nodes:
+            parts.append(f"nodes={self.nodes}")
+        return f"criteria({', '.join(parts)})" if parts else "criteria(any)"

@@ -1,9 +1,12 @@
-"""Typed catalog documents: RecipeMetadata overlays and RecipeMixin fragments.
+"""Typed catalog documents: RecipeMetadata overlays and RecipeMixin fragments, by format.
 
-Field names are the YAML's camelCase keys and unknown keys are rejected, so a typo in a
-catalog (`valueFile:`) is an error that names the file and field instead of a silently
-ignored setting. The models cover every field AICR's resolver reads, including ones the
-v0.11.1 catalog does not use yet (tag, path, patches, cleanup, expectedResources, ...).
+Field names are the YAML's camelCase keys. Each model lists exactly the fields of one AICR
+format (see `recipes.versions`): `aicr.nvidia.com/v1alpha1` as AICR v0.11 read it, and the
+`aicr.run` formats, which add `preManifestFiles` (manifests applied before the component's
+chart) and `healthCheckSkip` (no registry health check for this component). A key a format
+does not define is reported by `recipes.documents` (a warning where AICR ignores it, an
+error where AICR refuses it). Documents of the older format are read into the current
+models, so the resolver works on one shape.
 """
 
 from __future__ import annotations
@@ -13,35 +16,27 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from recipes.criteria import RecipeCriteria
+from recipes.model_base import Constraint, ExpectedResource
+from recipes.validation import PHASES, Validation, ValidationPhase
 
-API_VERSIONS = ("aicr.nvidia.com/v1alpha1", "aicr.run/v1beta1")
-ApiVersion = Literal["aicr.nvidia.com/v1alpha1", "aicr.run/v1beta1"]
+__all__ = [
+    "PHASES",
+    "ComponentRef",
+    "Constraint",
+    "ExpectedResource",
+    "RecipeMetadata",
+    "RecipeMixin",
+    "Validation",
+    "ValidationPhase",
+]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Constraint(_Strict):
-    """A measured fact the target must satisfy, e.g. ``K8s.server.version >= 1.30``."""
-
-    name: str = Field(min_length=1)
-    value: str
-    severity: Literal["error", "warning"] | None = None
-    remediation: str | None = None
-    unit: str | None = None
-
-
-class ExpectedResource(_Strict):
-    """A Kubernetes object that must exist once a component is deployed."""
-
-    kind: str
-    name: str
-    namespace: str | None = None
-
-
-class ComponentRef(_Strict):
-    """One deployable component as an overlay declares it (empty fields are inherited)."""
+class _RefFields(_Strict):
+    """A componentRef as `aicr.nvidia.com/v1alpha1` defines it (empty fields inherit)."""
 
     name: str = Field(min_length=1)
     namespace: str = ""
@@ -60,31 +55,20 @@ class ComponentRef(_Strict):
     expectedResources: list[ExpectedResource] = Field(default_factory=list)
     healthCheckAsserts: str = ""
 
+
+class ComponentRefV1Alpha1(_RefFields):
+    """`aicr.nvidia.com/v1alpha1`: no pre-manifests, no health-check opt-out."""
+
+
+class ComponentRef(_RefFields):
+    """One deployable component (the `aicr.run` formats' fields)."""
+
+    preManifestFiles: list[str] = Field(default_factory=list)
+    healthCheckSkip: bool = False
+
     def is_enabled(self) -> bool:
-        """False when `overrides.enabled` is the boolean false (AICR's disable switch)."""
+        """False when `overrides.enabled` is the boolean false (AICR's `IsEnabled`)."""
         return self.overrides.get("enabled") is not False
-
-
-class ValidationPhase(_Strict):
-    """One validation phase: checks to run and constraints on what they measure."""
-
-    timeout: str | None = None
-    constraints: list[Constraint] = Field(default_factory=list)
-    checks: list[str] = Field(default_factory=list)
-    nodeSelection: dict[str, Any] | None = None
-    infrastructure: dict[str, Any] | None = None
-
-
-class Validation(_Strict):
-    """Validation phases; a phase that is present is enabled."""
-
-    readiness: ValidationPhase | None = None
-    deployment: ValidationPhase | None = None
-    performance: ValidationPhase | None = None
-    conformance: ValidationPhase | None = None
-
-
-PHASES = ("readiness", "deployment", "performance", "conformance")
 
 
 class Metadata(_Strict):
@@ -93,24 +77,44 @@ class Metadata(_Strict):
     name: str = Field(min_length=1)
 
 
-class RecipeSpec(_Strict):
-    """An overlay's body."""
-
+class _SpecFields(_Strict):
     base: str = ""
     criteria: RecipeCriteria | None = None
     mixins: list[str] = Field(default_factory=list)
     constraints: list[Constraint] = Field(default_factory=list)
-    componentRefs: list[ComponentRef] = Field(default_factory=list)
     validation: Validation | None = None
 
 
-class RecipeMetadata(_Strict):
-    """An overlay file (`overlays/*.yaml`); the one named `base` is the root of all chains."""
+class RecipeSpecV1Alpha1(_SpecFields):
+    componentRefs: list[ComponentRefV1Alpha1] = Field(default_factory=list)
+
+
+class RecipeSpec(_SpecFields):
+    """An overlay's body."""
+
+    componentRefs: list[ComponentRef] = Field(default_factory=list)
+
+
+class _Header(_Strict):
+    apiVersion: str
+    metadata: Metadata
+
+
+class RecipeMetadataV1Alpha1(_Header):
+    kind: Literal["RecipeMetadata"]
+    spec: RecipeSpecV1Alpha1 = Field(default_factory=RecipeSpecV1Alpha1)
+
+
+class RecipeMetadata(_Header):
+    """An overlay file (`overlays/*.yaml`); `overlays/base.yaml` is the root of all chains."""
 
     kind: Literal["RecipeMetadata"]
-    apiVersion: ApiVersion
-    metadata: Metadata
     spec: RecipeSpec = Field(default_factory=RecipeSpec)
+
+
+class MixinSpecV1Alpha1(_Strict):
+    constraints: list[Constraint] = Field(default_factory=list)
+    componentRefs: list[ComponentRefV1Alpha1] = Field(default_factory=list)
 
 
 class MixinSpec(_Strict):
@@ -120,10 +124,13 @@ class MixinSpec(_Strict):
     componentRefs: list[ComponentRef] = Field(default_factory=list)
 
 
-class RecipeMixin(_Strict):
+class RecipeMixinV1Alpha1(_Header):
+    kind: Literal["RecipeMixin"]
+    spec: MixinSpecV1Alpha1 = Field(default_factory=MixinSpecV1Alpha1)
+
+
+class RecipeMixin(_Header):
     """A composable fragment (`mixins/*.yaml`) named from an overlay's `spec.mixins`."""
 
     kind: Literal["RecipeMixin"]
-    apiVersion: ApiVersion
-    metadata: Metadata
     spec: MixinSpec = Field(default_factory=MixinSpec)

@@ -1,8 +1,11 @@
 """The component registry (`registry.yaml`): per-component defaults recipes may omit.
 
-The resolver fills a component's empty source, chart, version and namespace from here.
-The scheduling and validation blocks are carried for deployers; the resolver does not read
-them, but they are typed so that a misspelt key is still an error.
+The resolver fills a component's empty type, source, chart, version, namespace, tag, path
+and manifestFiles from here (AICR's `ApplyRegistryDefaults`) and inlines the content of
+`healthCheck.assertFile` as the component's `healthCheckAsserts`. The scheduling,
+storage-class, validation and bundler flags are carried for deployers; the resolver does
+not read them. AICR decodes the registry leniently, so a key the format does not define is
+a warning (`recipes.documents`), not an error.
 """
 
 from __future__ import annotations
@@ -10,8 +13,6 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from recipes.model import ApiVersion
 
 
 class _Strict(BaseModel):
@@ -35,12 +36,6 @@ class KustomizeDefaults(_Strict):
     defaultTag: str = ""
 
 
-class ManifestDefaults(_Strict):
-    """Defaults for a manifest-only component."""
-
-    defaultNamespace: str = ""
-
-
 class HealthCheck(_Strict):
     """Where the component's Chainsaw health assertions live."""
 
@@ -52,6 +47,7 @@ class SchedulingPaths(_Strict):
 
     nodeSelectorPaths: list[str] = Field(default_factory=list)
     tolerationPaths: list[str] = Field(default_factory=list)
+    taintPaths: list[str] = Field(default_factory=list)
     taintStrPaths: list[str] = Field(default_factory=list)
 
 
@@ -76,38 +72,58 @@ class PodScheduling(_Strict):
 
 
 class ComponentValidation(_Strict):
-    """A bundle-time check the registry attaches to a component."""
+    """A bundle-time check the registry attaches to a component (`severity` is free text)."""
 
     function: str
-    severity: Literal["error", "warning"]
+    severity: str = ""
     conditions: dict[str, list[str]] = Field(default_factory=dict)
     message: str = ""
 
 
-class ComponentConfig(_Strict):
-    """One registry entry."""
+class _ConfigFields(_Strict):
+    """A registry entry as `aicr.nvidia.com/v1alpha1` defines it."""
 
     name: str = Field(min_length=1)
     displayName: str = ""
     valueOverrideKeys: list[str] = Field(default_factory=list)
-    healthCheck: HealthCheck | None = None
-    helm: HelmDefaults | None = None
-    kustomize: KustomizeDefaults | None = None
-    manifest: ManifestDefaults | None = None
+    healthCheck: HealthCheck = Field(default_factory=HealthCheck)
+    helm: HelmDefaults = Field(default_factory=HelmDefaults)
+    kustomize: KustomizeDefaults = Field(default_factory=KustomizeDefaults)
     nodeScheduling: NodeScheduling | None = None
     podScheduling: PodScheduling | None = None
     validations: list[ComponentValidation] = Field(default_factory=list)
 
-    def default_type(self) -> Literal["Helm", "Kustomize", ""]:
-        """The deployment type a ref gets when it names none."""
-        if self.kustomize is not None and self.helm is None:
-            return "Kustomize"
-        return "Helm"
+    def default_type(self) -> Literal["Helm", "Kustomize"]:
+        """AICR's `GetType`: Kustomize when a default source is set, else Helm."""
+        return "Kustomize" if self.kustomize.defaultSource else "Helm"
 
 
-class ComponentRegistry(_Strict):
+class ComponentConfigV1Alpha1(_ConfigFields):
+    """`aicr.nvidia.com/v1alpha1` registry entry."""
+
+
+class ComponentConfig(_ConfigFields):
+    """One registry entry (the `aicr.run` formats' fields)."""
+
+    storageClassPaths: list[str] = Field(default_factory=list)
+    sharedStorageClassPaths: list[str] = Field(default_factory=list)
+    manifestFiles: list[str] = Field(default_factory=list)
+    gkeCriticalPriority: bool = False
+    hasSelfRefCRDs: bool = False
+    ownsCRDs: bool = False
+    manifestsUseChartCRDs: bool = False
+
+
+class _RegistryHeader(_Strict):
+    kind: Literal["ComponentRegistry"]
+    apiVersion: str
+
+
+class ComponentRegistryV1Alpha1(_RegistryHeader):
+    components: list[ComponentConfigV1Alpha1] = Field(default_factory=list)
+
+
+class ComponentRegistry(_RegistryHeader):
     """`registry.yaml`."""
 
-    kind: Literal["ComponentRegistry"]
-    apiVersion: ApiVersion
     components: list[ComponentConfig] = Field(default_factory=list)

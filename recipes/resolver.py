@@ -1,52 +1,47 @@
-"""Resolving a query against a catalog into a RecipeResult, with AICR's semantics.
+"""Resolving a query against a catalog into a RecipeResult, as AICR's resolver does
+(`MetadataStore.BuildRecipeResult`, July 2026).
 
-1. Every pinned query value must appear in some overlay's criteria; otherwise the query is
-   a typo or unsupported and fails listing the values the catalog knows.
-2. Overlays whose criteria match (asymmetrically, see `recipes.criteria`) are candidates.
-   Candidates that are an ancestor of another candidate are dropped (their content still
-   arrives through the descendant's chain), the rest sorted least specific first, then by
-   name. Starting from the root overlay `base`, each candidate's chain is merged root
-   first, skipping overlays already merged. Mixins named along the chains are applied last.
-3. Dependencies are checked and ordered, disabled components dropped, and empty fields
-   filled from the registry.
+1. The query is normalised (aliases, case) and refused when it pins nothing, or pins a
+   value neither AICR nor the catalog knows (`recipes.criteria_values`).
+2. Overlays whose criteria match (asymmetrically, `recipes.criteria`) are candidates;
+   those that are an ancestor of another candidate are dropped (their content still
+   arrives through the descendant's chain) and the rest sorted least specific first, then
+   by name (maximal leaves). The OS guard runs on them (`recipes.guards`).
+3. Starting from the root overlay `base`, each candidate's chain is merged root first,
+   skipping overlays already merged (`recipes.merge`); the mixins named along the chains
+   are merged last. When nothing but the root applies, the result is the root recipe and
+   a warning says so (AICR logs the same): a known value no overlay names is not an error.
+4. Dependencies are checked (every `dependencyRef` is a declared component; no cycle),
+   the enabled components ordered (`recipes.ordering`), registry defaults filled and health
+   checks inlined (`recipes.defaults`).
 
-Choices between AICR versions (v0.11.1 catalog vs the resolver on AICR's main branch):
-- Ancestor filtering ("maximal leaves") is the newer resolver's; the older one applied each
-  matching ancestor as its own candidate. For every v0.11.1 query both give the same order.
-- `overrides` are deep-merged between overlays (newer); the oldest resolver merged them
-  one level deep, which would drop sibling keys such as `driver.rdma` under `driver`.
-- `dependencyRefs` are appended without duplicates (newer resolver), not replaced (v0.11.1,
-  FIELD-NOTES §4): every v0.11.1 overlay that sets them restates a superset, so results are
-  the same, and appending lets the project's catalog add `gpu-time-slicing` to the GPU
-  operator's dependencies without naming AICR-only components, which would be unknown when
-  the project's catalog is used alone.
-- A validation phase a later overlay declares replaces the earlier one (v0.11.1, FIELD-NOTES
-  §4); the newer resolver merges phases field by field.
-- A mixin may not redefine a constraint of the chain, and may add to a component the
-  chain declares only its namespace and manifestFiles (newer resolver, ADR-005).
+Choices that differ from AICR, each for a reason:
 - A catalog set without `overlays/base.yaml` has an empty root instead of failing as AICR
-  does, so the project's catalog resolves on its own and, layered over AICR's, extends
+  does, so this project's catalog resolves on its own and, layered over AICR's, extends
   AICR's base rather than replacing it.
-- A query that matches no overlay is an error listing the criteria the catalog supports;
-  AICR only warns and returns the base recipe.
-- Components disabled with `overrides.enabled: false` are removed from componentRefs and
-  deploymentOrder (listed in metadata.disabledComponents), and dependencies on them are
-  dropped; AICR keeps them in the result and filters them when bundling.
-- A registry `manifest.defaultNamespace` fills the namespace of manifest-only components.
+- gpu-ci's deployer refuses a query that matches no overlay (`stacks/layers/platform.py`,
+  with `no_match_message`): deploying the bare root is never what a stack means.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from core.errors import did_you_mean
-from recipes.catalog import Catalog, Overlay, chain_of
+from recipes.catalog import Catalog, Overlay
+from recipes.catalog_checks import chain_of
 from recipes.criteria import FIELDS, RecipeCriteria
+from recipes.criteria_values import unknown_value
+from recipes.defaults import with_defaults, with_health_check
 from recipes.errors import RecipeError
-from recipes.merge import MIXIN_SAFE_FIELDS, MergedSpec
-from recipes.model import ComponentRef
+from recipes.guards import require_criteria, require_os_if_needed
+from recipes.merge import MergedSpec, mixin_conflict
 from recipes.ordering import deployment_order
 from recipes.result import RecipeResult, ResultMetadata
+
+BASE_ONLY = (
+    "no environment-specific overlays matched {criteria}, using base configuration only: "
+    "the recipe may not be optimized for your environment"
+)
 
 
 def resolve(catalog: Catalog, criteria: RecipeCriteria) -> RecipeResult:
@@ -56,37 +51,33 @@ def resolve(catalog: Catalog, criteria: RecipeCriteria) -> RecipeResult:
 
 @lru_cache(maxsize=256)
 def _resolve_cached(catalog: Catalog, query: RecipeCriteria) -> RecipeResult:
+    require_criteria(query)
     check_query(catalog, query)
     candidates = matching_overlays(catalog, query)
-    if not candidates:
-        raise RecipeError(no_match_message(catalog, query))
+    require_os_if_needed(catalog, query, candidates)
     merged = MergedSpec()
     applied: list[str] = []
     if catalog.base is not None:
-        merged.apply(catalog.base.doc.spec)
+        merged.start(catalog.base.doc.spec)
         applied.append(catalog.base.name)
     for candidate in candidates:
         for overlay in chain_of(catalog, candidate.name):
             if overlay.name not in applied:
-                merged.apply(overlay.doc.spec)
+                merged.apply(overlay.doc.spec, overlay.validation_merge)
                 applied.append(overlay.name)
     _apply_mixins(catalog, merged)
-    return _finalize(catalog, query, merged, applied)
+    result = _finalize(catalog, query, merged, applied)
+    if len(applied) <= (catalog.base is not None):
+        result.warnings.append(BASE_ONLY.format(criteria=query.describe()))
+    return result
 
 
 def check_query(catalog: Catalog, query: RecipeCriteria) -> None:
-    """Fail on a pinned value no overlay mentions, listing the valid ones."""
+    """Fail on a pinned value neither AICR nor the catalog knows, listing the valid ones."""
     for f in FIELDS:
-        value = query.value(f)
-        if value == "any" or value in catalog.vocabulary[f]:
-            continue
-        valid = sorted(catalog.vocabulary[f])
-        hint = did_you_mean(value, valid)
-        tail = f" (did you mean {hint!r}?)" if hint else ""
-        raise RecipeError(
-            f"--{f} {value}: no overlay in the catalog supports it{tail}; "
-            f"valid values: {', '.join(valid) if valid else 'none'} (or any)"
-        )
+        problem = unknown_value(f, query.value(f), catalog.vocabulary)
+        if problem:
+            raise RecipeError(problem)
 
 
 def matching_overlays(catalog: Catalog, query: RecipeCriteria) -> list[Overlay]:
@@ -134,16 +125,16 @@ def _apply_mixins(catalog: Catalog, merged: MergedSpec) -> None:
         for i, constraint in enumerate(spec.constraints):
             if constraint.name in merged.constraints:
                 raise RecipeError(
-                    f"{mixin.rel}: spec.constraints[{i}].name: constraint "
-                    f"{constraint.name!r} is already set by the overlay chain"
+                    f"{mixin.rel}: spec.constraints[{i}].name: constraint {constraint.name!r} "
+                    "conflicts with the inheritance chain or another mixin"
                 )
         for i, ref in enumerate(spec.componentRefs):
-            extra = sorted(ref.model_fields_set - MIXIN_SAFE_FIELDS)
-            if ref.name in merged.components and extra:
+            offending = mixin_conflict(ref) if ref.name in merged.components else None
+            if offending:
                 raise RecipeError(
-                    f"{mixin.rel}: spec.componentRefs[{i}].{extra[0]}: mixin may only add "
-                    f"namespace or manifestFiles to component {ref.name!r}, which the "
-                    "overlay chain already declares"
+                    f"{mixin.rel}: spec.componentRefs[{i}].{offending}: a mixin may only add "
+                    f"namespace, manifestFiles or preManifestFiles to component {ref.name!r}, "
+                    "which the overlay chain already declares"
                 )
         merged.add(spec.constraints, spec.componentRefs)
 
@@ -151,56 +142,21 @@ def _apply_mixins(catalog: Catalog, merged: MergedSpec) -> None:
 def _finalize(
     catalog: Catalog, query: RecipeCriteria, merged: MergedSpec, applied: list[str]
 ) -> RecipeResult:
-    disabled = sorted(n for n, c in merged.components.items() if not c.is_enabled())
-    refs = {
-        name: _with_defaults(catalog, ref)
-        for name, ref in sorted(merged.components.items())
-        if name not in disabled
-    }
-    for name, ref in refs.items():
-        unknown = [d for d in ref.dependencyRefs if d not in refs and d not in disabled]
-        if unknown:
-            raise RecipeError(
-                f"component {name!r} depends on unknown component(s): {', '.join(unknown)}"
-            )
-        if any(d in disabled for d in ref.dependencyRefs):
-            kept = [d for d in ref.dependencyRefs if d not in disabled]
-            refs[name] = ref.model_copy(update={"dependencyRefs": kept})
-    order = deployment_order({n: r.dependencyRefs for n, r in refs.items()})
+    deps = {name: ref.dependencyRefs for name, ref in merged.components.items()}
+    disabled = [n for n, ref in merged.components.items() if not ref.is_enabled()]
+    if disabled:
+        deployment_order(deps)  # AICR refuses unknown dependencies and cycles among all
+    order = deployment_order(deps, set(disabled))
+    refs = [
+        with_health_check(catalog, with_defaults(catalog, r)) for r in merged.components.values()
+    ]
     return RecipeResult(
-        metadata=ResultMetadata(appliedOverlays=applied, disabledComponents=disabled),
+        metadata=ResultMetadata(appliedOverlays=applied, disabledComponents=sorted(disabled)),
         criteria=query,
-        constraints=[merged.constraints[n] for n in sorted(merged.constraints)],
-        componentRefs=list(refs.values()),
+        constraints=list(merged.constraints.values()),
+        componentRefs=[r for r in refs if r.name not in disabled],
+        disabledRefs=[r for r in refs if r.name in disabled],
         deploymentOrder=order,
         validation=merged.validation,
+        refOrder=[r.name for r in refs],
     )
-
-
-def _with_defaults(catalog: Catalog, ref: ComponentRef) -> ComponentRef:
-    config = catalog.registry[ref.name]
-    kind = ref.type or config.default_type()
-    update: dict[str, object] = {"type": kind}
-    if kind == "Helm" and config.helm is not None:
-        helm = config.helm
-        chart = helm.defaultChart.rsplit("/", 1)[-1]
-        for name, default in (
-            ("source", helm.defaultRepository),
-            ("version", helm.defaultVersion),
-            ("namespace", helm.defaultNamespace),
-            ("chart", chart),
-        ):
-            if not getattr(ref, name) and default:
-                update[name] = default
-    if kind == "Kustomize" and config.kustomize is not None:
-        kust = config.kustomize
-        for name, default in (
-            ("source", kust.defaultSource),
-            ("tag", kust.defaultTag),
-            ("path", kust.defaultPath),
-        ):
-            if not getattr(ref, name) and default:
-                update[name] = default
-    if not ref.namespace and "namespace" not in update and config.manifest is not None:
-        update["namespace"] = config.manifest.defaultNamespace
-    return ref.model_copy(update=update)

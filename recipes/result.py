@@ -1,7 +1,12 @@
 """RecipeResult: the resolved, registry-filled recipe a deployer consumes.
 
-Its YAML form follows AICR's `kind: RecipeResult` so that `aicr bundle -r` style tools can
-read it; empty optional fields are left out, as AICR's `omitempty` does.
+Its YAML form is AICR's `kind: RecipeResult` (`aicr.run/v1alpha2`, what AICR emits for a
+resolved recipe), so `aicr bundle -r` style tools can read it; empty optional fields are
+left out, as AICR's `omitempty` does. As in AICR, a component the recipe disables
+(`overrides.enabled: false`) stays in the YAML's `componentRefs`, marked by that override,
+and is left out of `deploymentOrder`. In Python the enabled ones are `componentRefs` and
+the disabled ones `disabledRefs` (their names also in `metadata.disabledComponents`), so a
+consumer iterating `componentRefs` deploys only what is enabled.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from core import yaml_text
 from recipes.criteria import RecipeCriteria
 from recipes.model import ComponentRef, Constraint, Validation
 
-RESULT_API_VERSION = "aicr.nvidia.com/v1alpha1"
+RESULT_API_VERSION = "aicr.run/v1alpha2"
 
 
 class ResultMetadata(BaseModel):
@@ -38,12 +43,27 @@ class RecipeResult(BaseModel):
     criteria: RecipeCriteria
     constraints: list[Constraint] = Field(default_factory=list)
     componentRefs: list[ComponentRef] = Field(default_factory=list)
+    disabledRefs: list[ComponentRef] = Field(default_factory=list, exclude=True)
     deploymentOrder: list[str] = Field(default_factory=list)
     validation: Validation | None = None
+    refOrder: list[str] = Field(default_factory=list, exclude=True)
+    """Every component's name in AICR's componentRefs order (the YAML's)."""
+    warnings: list[str] = Field(default_factory=list, exclude=True)
+    """What AICR logs while resolving (e.g. that no overlay but the root matched)."""
 
     def component(self, name: str) -> ComponentRef | None:
         """The enabled component called `name`, if the recipe has one."""
         return next((c for c in self.componentRefs if c.name == name), None)
+
+    def ref(self, name: str) -> ComponentRef | None:
+        """The component called `name`, enabled or disabled."""
+        return self.component(name) or next((c for c in self.disabledRefs if c.name == name), None)
+
+    def all_refs(self) -> list[ComponentRef]:
+        """Every component, enabled or not, in AICR's order."""
+        by_name = {c.name: c for c in [*self.componentRefs, *self.disabledRefs]}
+        order = [n for n in self.refOrder if n in by_name] or sorted(by_name)
+        return [by_name[n] for n in order]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data with empty optional fields dropped (AICR's `omitempty`)."""
@@ -52,9 +72,11 @@ class RecipeResult(BaseModel):
         data["criteria"] = self.criteria.model_dump(mode="json", exclude_defaults=False)
         if not self.criteria.nodes:
             data["criteria"].pop("nodes")
-        data.setdefault("componentRefs", [])
+        refs = [_prune(r.model_dump(mode="json")) for r in self.all_refs()]
+        data["componentRefs"] = refs
         data.setdefault("deploymentOrder", [])
-        return data
+        keys = [*type(self).model_fields]
+        return {k: data[k] for k in keys if k in data}
 
     def to_yaml(self) -> str:
         """The result as AICR-shaped YAML, keys in model order."""

@@ -1,36 +1,65 @@
-"""Hydrated Helm values for a resolved component, and selector look-ups into them.
+"""Hydrated Helm values for a resolved component (AICR's `GetValuesForComponent`).
 
-Values are the deep merge of `components/<name>/values.yaml` (when the catalog has it),
-then the component's `valuesFile` (when it is a different file), then its `overrides`.
-They are computed on demand, not during resolution: most callers never need them.
+- no `valuesFile` and no `overrides`: no values at all (the component's
+  `components/<name>/values.yaml`, if any, is not read);
+- `valuesFile` is `components/<name>/values.yaml`: that file;
+- another `valuesFile`: `components/<name>/values.yaml` when the catalog has it, with the
+  valuesFile merged over it;
+- then `overrides`, merged over the result.
+
+Each merge is AICR's `mergeValues`: maps merge recursively, anything else replaces, and a
+`null` in the later layer deletes the key (Helm's own rule for null values). A key new to
+the earlier layer is taken as written, nested nulls and all, as AICR does. Values are
+computed on demand, not during resolution: most callers never need them.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from recipes.catalog import Catalog
 from recipes.errors import RecipeError
-from recipes.merge import deep_merge
+from recipes.model import ComponentRef
 from recipes.result import RecipeResult
 
 
 def component_values(catalog: Catalog, result: RecipeResult, name: str) -> dict[str, Any]:
     """The hydrated values of component `name` in `result` (a fresh, mutable dict)."""
-    ref = result.component(name)
+    ref = result.ref(name)
     if ref is None:
-        if name in result.metadata.disabledComponents:
-            raise RecipeError(f"component {name!r} is disabled in this recipe")
-        known = ", ".join(sorted(c.name for c in result.componentRefs))
+        known = ", ".join(c.name for c in result.all_refs())
         raise RecipeError(f"component {name!r} is not in this recipe; components: {known}")
-    default = f"components/{name}/values.yaml"
-    layers = [default] if default in catalog.files else []
-    if ref.valuesFile and ref.valuesFile != default:
-        layers.append(ref.valuesFile)
+    return ref_values(catalog, ref)
+
+
+def ref_values(catalog: Catalog, ref: ComponentRef) -> dict[str, Any]:
+    """The hydrated values of one resolved componentRef."""
     values: dict[str, Any] = {}
-    for rel in layers:
-        values = deep_merge(values, _mapping(catalog, rel))
-    return deep_merge(values, ref.overrides)
+    if ref.valuesFile:
+        default = f"components/{ref.name}/values.yaml"
+        if ref.valuesFile == default:
+            values = copy.deepcopy(_mapping(catalog, default))  # read as is, nulls kept
+        else:
+            if default in catalog.files:
+                values = copy.deepcopy(_mapping(catalog, default))
+            merge_values(values, _mapping(catalog, ref.valuesFile))
+    if ref.overrides:
+        merge_values(values, ref.overrides)
+    return values
+
+
+def merge_values(dst: dict[str, Any], src: dict[str, Any]) -> None:
+    """AICR's `mergeValues`: `src` into `dst` in place; a null in `src` deletes the key."""
+    for key, value in src.items():
+        if value is None:
+            dst.pop(key, None)
+            continue
+        old = dst.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            merge_values(old, value)
+        else:
+            dst[key] = copy.deepcopy(value)
 
 
 def _mapping(catalog: Catalog, rel: str) -> dict[str, Any]:
@@ -40,39 +69,3 @@ def _mapping(catalog: Catalog, rel: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RecipeError(f"{rel}: expected a YAML mapping of Helm values")
     return data
-
-
-def select(catalog: Catalog, result: RecipeResult, selector: str) -> Any:
-    """AICR `query --selector`: `components.NAME.values.PATH`, `deploymentOrder`, ..."""
-    parts = selector.split(".")
-    if parts[0] == "components" and len(parts) >= 2:
-        name = parts[1]
-        if len(parts) == 2:
-            ref = result.component(name)
-            if ref is None:
-                component_values(catalog, result, name)  # raises the right error
-            assert ref is not None
-            return ref.model_dump(mode="json", exclude_defaults=True)
-        if parts[2] != "values":
-            raise RecipeError(f"--selector {selector}: expected components.{name}.values[.PATH]")
-        return _walk(component_values(catalog, result, name), parts[3:], selector)
-    data = result.to_dict()
-    if parts[0] not in data:
-        raise RecipeError(
-            f"--selector {selector}: unknown field {parts[0]!r}; "
-            f"use components.NAME.values.PATH or one of: {', '.join(data)}"
-        )
-    return _walk(data, parts, selector)
-
-
-def _walk(data: Any, path: list[str], selector: str) -> Any:
-    node = data
-    for i, key in enumerate(path):
-        if isinstance(node, dict) and key in node:
-            node = node[key]
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        else:
-            at = ".".join(path[:i]) or "(top)"
-            raise RecipeError(f"--selector {selector}: no key {key!r} under {at}")
-    return node

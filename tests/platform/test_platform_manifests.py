@@ -15,11 +15,12 @@ from recipes import Catalog, RecipeResult, load_catalog
 from recipes.model import ComponentRef
 from stacks.offline.mocks import run_program
 from tests.platform.platform_helpers import KUBECONFIG
-from tests.recipes.recipe_helpers import WriteCatalog
+from tests.recipes.recipe_helpers import WriteCatalog, registry
 
 
 def _catalog(write_catalog: WriteCatalog, text: str) -> Catalog:
-    return load_catalog([write_catalog({"components/c/manifests/m.yaml": text})])
+    files: dict[str, object] = {"registry.yaml": registry(), "components/c/manifests/m.yaml": text}
+    return load_catalog([write_catalog(files)])
 
 
 REF = ComponentRef(name="c", namespace="ns-c", manifestFiles=["components/c/manifests/m.yaml"])

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from recipes import Catalog, load_catalog
+from tests.recipes.aicr_overlays import AICR_2026
 from tests.recipes.recipe_helpers import WriteCatalog
 
 AICR = "aicr-v0.11.1/recipes"
@@ -40,3 +41,15 @@ def write_catalog(tmp_path: Path) -> WriteCatalog:
         return root
 
     return write
+
+
+@pytest.fixture(scope="session")
+def aicr2026_dir(upstream: Path) -> Path:
+    """The unmodified AICR catalog of July 2026 (upstream main with PR #1695)."""
+    return upstream / AICR_2026
+
+
+@pytest.fixture(scope="session")
+def aicr2026(aicr2026_dir: Path) -> Catalog:
+    """The 2026 AICR catalog, loaded once."""
+    return load_catalog([aicr2026_dir])

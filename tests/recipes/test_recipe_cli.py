@@ -30,7 +30,7 @@ def test_recipe_prints_a_recipe_result(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["recipe", *KIND]) == 0
     doc = yaml.safe_load(capsys.readouterr().out)
     assert doc["kind"] == "RecipeResult"
-    assert doc["apiVersion"] == "aicr.nvidia.com/v1alpha1"
+    assert doc["apiVersion"] == "aicr.run/v1alpha2"
     assert doc["criteria"] == {
         "service": "kind",
         "accelerator": "a10",
@@ -91,16 +91,21 @@ def test_query_with_data_dirs(aicr_dir: Path, capsys: pytest.CaptureFixture[str]
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["recipe"], "no criteria provided: specify at least one of --service, --accelerator"),
+        (["recipe", "--service", "kind", "--accelerator", "a10x"], "--accelerator a10x: unknown"),
         (
-            ["recipe", "--accelerator", "a10"],
-            "no overlay matches --accelerator a10; valid completions:",
+            ["query", *KIND, "--selector", "components.nope.values.x"],
+            "key 'nope' not found, available keys: gpu-operator, gpu-time-slicing, "
+            "kubeflow-trainer",
         ),
         (
-            ["recipe", "--service", "kind", "--accelerator", "h100"],
-            "--accelerator h100: no overlay",
+            ["query", *KIND, "--selector", "components.gpu-operator.values.driver.x"],
+            "key 'x' not found, available keys: enabled",
         ),
-        (["query", *KIND, "--selector", "components.nope.values.x"], "component 'nope' is not in"),
-        (["query", *KIND, "--selector", "components.gpu-operator.values.driver.x"], "no key 'x'"),
+        (
+            ["query", *KIND, "--selector", "deploymentOrder.0"],
+            "cannot descend into non-map value at '0'",
+        ),
         (["query", *KIND], "the following arguments are required: --selector"),
         (["recipe", "--data", "/nonexistent"], "--data /nonexistent: not a directory"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
@@ -129,7 +134,7 @@ def test_module_entry_point() -> None:
     assert ok.returncode == 0, ok.stderr
     assert yaml.safe_load(ok.stdout)[0] == "gpu-time-slicing"
     bad = subprocess.run(
-        [sys.executable, "-m", "recipes", "recipe", "--accelerator", "a100"],
+        [sys.executable, "-m", "recipes", "recipe", "--accelerator", "a100x"],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -145,7 +150,7 @@ def test_help_gives_each_criterion_its_allowed_values(capsys: pytest.CaptureFixt
     assert exited.value.code == 0
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
     assert "--service S the Kubernetes service the cluster runs on: kind, oke or any;" in text
-    assert "--accelerator A the GPU model: a10 or any;" in text
+    assert "--accelerator A, --gpu A the GPU model: a10 or any;" in text
     assert (
         "--os O the GPU nodes' operating system: only any (the bundled catalog pins none)" in text
     )
@@ -163,7 +168,10 @@ def test_help_values_are_the_bundled_catalogs(
     text = " ".join(capsys.readouterr().out.split())
     for name, values in load_catalog(None).vocabulary.items():
         listed = f"{', '.join(sorted(values))} or any" if values else "only any"
-        assert f"--{name} {name.upper()[0]} {HELP[name]}: {listed}" in text, name
+        flag = f"--{name} {name.upper()[0]}"
+        if name == "accelerator":
+            flag += ", --gpu A"
+        assert f"{flag} {HELP[name]}: {listed}" in text, name
 
 
 def test_the_readme_recipe_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,3 +184,60 @@ def test_the_readme_recipe_examples_run(capsys: pytest.CaptureFixture[str]) -> N
     for line in lines:
         assert main(shlex.split(line, comments=True)[3:]) == 0, line
         assert capsys.readouterr().out
+
+
+def test_gpu_is_an_alias_of_accelerator(capsys: pytest.CaptureFixture[str]) -> None:
+    """aicr's `--gpu` flag alias (pkg/cli/recipe.go `Aliases: []string{"gpu"}`)."""
+    argv = ["--service", "kind", "--intent", "training", "--platform", "kubeflow"]
+    assert main(["query", *argv, "--gpu", "a10", "--selector", "criteria.accelerator"]) == 0
+    assert capsys.readouterr().out == "a10\n"
+
+
+@pytest.mark.parametrize("selector", ["", "."])
+def test_query_empty_selector_prints_the_whole_hydrated_recipe(
+    selector: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """aicr `query --selector ''` (pkg/cli/query.go; `Select` returns the whole map)."""
+    assert main(["query", *KIND, "--selector", selector]) == 0
+    doc = yaml.safe_load(capsys.readouterr().out)
+    assert doc["kind"] == "RecipeResult"
+    assert set(doc["components"]) == {"gpu-operator", "gpu-time-slicing", "kubeflow-trainer"}
+    assert doc["components"]["gpu-operator"]["values"]["driver"] == {"enabled": False}
+    assert doc["criteria"]["os"] == "any"
+
+
+def test_query_component_includes_its_values(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", *KIND, "--selector", "components.kubeflow-trainer"]) == 0
+    doc = yaml.safe_load(capsys.readouterr().out)
+    assert doc["name"] == "kubeflow-trainer"
+    assert doc["version"] == "2.3.0"
+    assert doc["dependencyRefs"] == ["gpu-operator"]
+    assert doc["values"]["jobset"] == {"install": True}
+
+
+def test_scalar_strings_print_as_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """aicr's `writeQueryResult` prints a string as is (no YAML quoting)."""
+    assert main(["query", *KIND, "--selector", "constraints"]) == 0
+    capsys.readouterr()
+    assert main(["query", *KIND, "--selector", "components.gpu-operator.version"]) == 0
+    assert capsys.readouterr().out == "v26.7.0\n"
+
+
+def test_a_known_value_no_overlay_names_warns_and_prints_the_generic_recipe(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["recipe", "--service", "kind", "--accelerator", "h100"]) == 0
+    captured = capsys.readouterr()
+    assert yaml.safe_load(captured.out)["componentRefs"] == []
+    assert captured.err.startswith("warning: no environment-specific overlays matched")
+
+
+def test_data_dir_without_a_registry_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "overlays").mkdir()
+    assert main(["recipe", "--data", str(tmp_path), "--service", "kind"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --data {tmp_path}: registry.yaml is required, as in aicr: every data "
+        "directory has one (it is merged by component name with the directories before it)\n"
+    )

@@ -78,3 +78,12 @@ def test_evaluate_reports_passed_failed_and_unchecked() -> None:
     assert unchecked.name == "GPU.info.type" and unchecked.status is Status.UNCHECKED
     assert not report.ok
     assert evaluate(result, {}).unchecked == evaluate(result, {}).outcomes
+
+
+def test_a_phase_without_constraints_is_no_constraint() -> None:
+    """`checks` only: AICR's phase constraints are then nil, not an empty list."""
+    result = RecipeResult(
+        criteria=RecipeCriteria(service="kind"),
+        validation=Validation(deployment=ValidationPhase(checks=["operator-health"])),
+    )
+    assert evaluate(result, {}).outcomes == []

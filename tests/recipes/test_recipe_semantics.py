@@ -7,7 +7,8 @@ import pytest
 from recipes import RecipeCriteria, RecipeError, component_values, load_catalog, resolve
 from recipes.criteria import field_matches
 from recipes.ordering import deployment_order
-from tests.recipes.recipe_helpers import WriteCatalog, overlay, registry
+from recipes.resolver import no_match_message
+from tests.recipes.recipe_helpers import V1, WriteCatalog, mixin, overlay, registry
 
 
 def base(*refs: dict[str, object]) -> dict[str, object]:
@@ -94,11 +95,12 @@ def test_merge_rules(write_catalog: WriteCatalog) -> None:
     assert a.valuesFile == "components/a/values-eks.yaml"  # non-empty scalar wins
     assert a.overrides == {"o": {"one": 1, "two": 2}, "x": {"over": 3}}
     assert a.manifestFiles == ["components/a/m1.yaml", "components/a/m2.yaml"]
-    assert a.dependencyRefs == ["b"]  # c is disabled, so the edge is dropped
+    # AICR keeps the edge to the disabled c in the ref; the order treats it as satisfied.
+    assert a.dependencyRefs == ["b", "c"]
     assert (a.source, a.chart, a.namespace) == ("https://charts.example/a", "a", "ns-a")
     assert [c.value for c in result.constraints] == [">= 1.30"]
     assert result.validation is not None and result.validation.conformance is not None
-    assert result.validation.conformance.checks == ["z"]  # a phase is replaced whole
+    assert result.validation.conformance.checks == ["x", "y", "z"]  # checks are unioned
     assert result.metadata.disabledComponents == ["c"]
     assert result.deploymentOrder == ["b", "a"]
     assert component_values(catalog, result, "a") == {
@@ -106,8 +108,33 @@ def test_merge_rules(write_catalog: WriteCatalog) -> None:
         "list": [3],  # lists are replaced, not appended
         "o": {"one": 1, "two": 2},
     }
-    with pytest.raises(RecipeError, match=r"^component 'c' is disabled in this recipe$"):
-        component_values(catalog, result, "c")
+    # The disabled component stays in the recipe, marked by its override (AICR).
+    assert [c.name for c in result.componentRefs] == ["a", "b"]
+    assert [c.name for c in result.disabledRefs] == ["c"]
+    assert [c["name"] for c in result.to_dict()["componentRefs"]] == ["a", "b", "c"]
+    assert result.to_dict()["componentRefs"][2]["overrides"] == {"enabled": False}
+    assert component_values(catalog, result, "c") == {"enabled": False}
+
+
+def test_v1alpha1_validation_phase_is_replaced_whole(write_catalog: WriteCatalog) -> None:
+    """AICR v0.11 (`aicr.nvidia.com/v1alpha1`) replaced a phase an overlay restated."""
+    root = write_catalog(
+        {
+            "registry.yaml": registry("a", api=V1),
+            "overlays/base.yaml": overlay(
+                "base", api=V1, validation={"conformance": {"checks": ["x", "y"]}}
+            ),
+            "overlays/eks.yaml": overlay(
+                "eks",
+                api=V1,
+                criteria={"service": "eks"},
+                validation={"conformance": {"checks": ["z"]}},
+            ),
+        }
+    )
+    result = resolve(load_catalog([root]), RecipeCriteria(service="eks"))
+    assert result.validation is not None and result.validation.conformance is not None
+    assert result.validation.conformance.checks == ["z"]
 
 
 def test_mixins_and_v1beta1(write_catalog: WriteCatalog) -> None:
@@ -120,23 +147,17 @@ def test_mixins_and_v1beta1(write_catalog: WriteCatalog) -> None:
             "overlays/x.yaml": overlay(
                 "x", api=v1b, criteria={"service": "oke"}, mixins=["os-ubuntu", "with-b"]
             ),
-            "mixins/os-ubuntu.yaml": {
-                "kind": "RecipeMixin",
-                "apiVersion": v1b,
-                "metadata": {"name": "os-ubuntu"},
-                "spec": {"constraints": [{"name": "OS.release.ID", "value": "ubuntu"}]},
-            },
-            "mixins/with-b.yaml": {
-                "kind": "RecipeMixin",
-                "apiVersion": v1b,
-                "metadata": {"name": "with-b"},
-                "spec": {
-                    "componentRefs": [
-                        {"name": "b", "dependencyRefs": ["a"]},
-                        {"name": "a", "manifestFiles": ["components/b/extra.yaml"]},
-                    ]
-                },
-            },
+            "mixins/os-ubuntu.yaml": mixin(
+                "os-ubuntu", api=v1b, constraints=[{"name": "OS.release.ID", "value": "ubuntu"}]
+            ),
+            "mixins/with-b.yaml": mixin(
+                "with-b",
+                api=v1b,
+                componentRefs=[
+                    {"name": "b", "dependencyRefs": ["a"]},
+                    {"name": "a", "manifestFiles": ["components/b/extra.yaml"]},
+                ],
+            ),
         }
     )
     result = resolve(load_catalog([root]), RecipeCriteria(service="oke"))
@@ -152,19 +173,15 @@ def test_mixin_may_not_override_chain_component(write_catalog: WriteCatalog) -> 
             "registry.yaml": registry("a"),
             "overlays/base.yaml": base({"name": "a"}),
             "overlays/x.yaml": overlay("x", criteria={"service": "oke"}, mixins=["m"]),
-            "mixins/m.yaml": {
-                "kind": "RecipeMixin",
-                "apiVersion": "aicr.nvidia.com/v1alpha1",
-                "metadata": {"name": "m"},
-                "spec": {"componentRefs": [{"name": "a", "version": "9"}]},
-            },
+            "mixins/m.yaml": mixin("m", componentRefs=[{"name": "a", "version": "9"}]),
         }
     )
     with pytest.raises(RecipeError) as err:
         resolve(load_catalog([root]), RecipeCriteria(service="oke"))
     assert str(err.value) == (
-        "mixins/m.yaml: spec.componentRefs[0].version: mixin may only add namespace or "
-        "manifestFiles to component 'a', which the overlay chain already declares"
+        "mixins/m.yaml: spec.componentRefs[0].version: a mixin may only add namespace, "
+        "manifestFiles or preManifestFiles to component 'a', which the overlay chain "
+        "already declares"
     )
 
 
@@ -200,16 +217,13 @@ def test_unknown_dependency_in_catalog(write_catalog: WriteCatalog) -> None:
             "expected ',' or ']', but got '<stream end>'",
         ),
         (
-            {"overlays/x.yaml": overlay("x", criteria={"service": "oke", "gpu": "a10"})},
-            "overlays/x.yaml: spec.criteria.gpu: unknown field",
+            {"mixins/m.yaml": mixin("m", componentRefs=[{"name": "a", "valueFile": "v.yaml"}])},
+            "mixins/m.yaml: spec.componentRefs[0].valueFile: unknown field",
         ),
         (
-            {
-                "overlays/x.yaml": overlay(
-                    "x", componentRefs=[{"name": "a"}, {"name": "a", "valueFile": "v.yaml"}]
-                )
-            },
-            "overlays/x.yaml: spec.componentRefs[1].valueFile: unknown field",
+            {"overlays/x.yaml": overlay("x", componentRefs=[{"name": "a", "type": "helm3"}])},
+            "overlays/x.yaml: spec.componentRefs[0].type: Input should be 'Helm', 'Kustomize' "
+            "or ''",
         ),
         (
             {
@@ -248,8 +262,9 @@ def test_unknown_dependency_in_catalog(write_catalog: WriteCatalog) -> None:
         ),
         (
             {"overlays/x.yaml": {**overlay("x"), "apiVersion": "aicr.nvidia.com/v2"}},
-            "overlays/x.yaml: apiVersion: Input should be 'aicr.nvidia.com/v1alpha1' or "
-            "'aicr.run/v1beta1'",
+            "overlays/x.yaml: apiVersion: apiVersion 'aicr.nvidia.com/v2' is not a "
+            "RecipeMetadata format gpu-ci reads; it reads RecipeMetadata in "
+            "aicr.nvidia.com/v1alpha1, aicr.run/v1alpha2, aicr.run/v1beta1",
         ),
         (
             {"overlays/x.yaml": overlay("x", base="y"), "overlays/y.yaml": overlay("y", base="x")},
@@ -275,17 +290,22 @@ def test_query_values_are_open_but_must_be_known(write_catalog: WriteCatalog) ->
     )
     catalog = load_catalog([root])
     assert resolve(
-        catalog, RecipeCriteria(service="kind", accelerator="A10")
+        catalog, RecipeCriteria(service="kind", accelerator=" A10 ")
     ).metadata.appliedOverlays == ["x"]
+    # a100 is a value AICR knows: a valid query no overlay names gets the generic chain.
+    generic = resolve(catalog, RecipeCriteria(service="kind", accelerator="a100"))
+    assert generic.metadata.appliedOverlays == []
+    assert generic.warnings == [
+        "no environment-specific overlays matched criteria(service=kind, accelerator=a100), "
+        "using base configuration only: the recipe may not be optimized for your environment"
+    ]
     with pytest.raises(RecipeError) as err:
-        resolve(catalog, RecipeCriteria(service="kind", accelerator="a100"))
-    assert str(err.value) == (
-        "--accelerator a100: no overlay in the catalog supports it (did you mean 'a10'?); "
-        "valid values: a10 (or any)"
+        resolve(catalog, RecipeCriteria(service="kind", accelerator="a10x"))
+    assert str(err.value).startswith(
+        "--accelerator a10x: unknown value (did you mean 'a10'?); valid values (AICR's and "
+        "the catalog's): a10, a100, b200,"
     )
-    with pytest.raises(RecipeError) as err:
-        resolve(catalog, RecipeCriteria(accelerator="a10"))
-    assert str(err.value) == (
+    assert no_match_message(catalog, RecipeCriteria(accelerator="a10").normalized()) == (
         "no overlay matches --accelerator a10; valid completions:\n"
         "  --service kind --accelerator a10"
     )
@@ -297,7 +317,9 @@ def test_later_data_dir_overrides_file_by_file(write_catalog: WriteCatalog) -> N
             "registry.yaml": registry("a", "b"),
             "components/a/values.yaml": {"v": 1},
             "overlays/x.yaml": overlay(
-                "x", criteria={"service": "kind"}, componentRefs=[{"name": "a"}]
+                "x",
+                criteria={"service": "kind"},
+                componentRefs=[{"name": "a", "valuesFile": "components/a/values.yaml"}],
             ),
         }
     )
