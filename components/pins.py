@@ -1,4 +1,4 @@
-"""Every version the host steps install, in one typed place.
+"""Every version gpu-ci installs or runs (host tools, charts, images), in one typed place.
 
 Checksums are the SHA-256 values the projects publish (release `.sha256`/`.sha256sum`
 files and go.dev/dl); each entry cites where it was read. Nothing here is computed
@@ -186,4 +186,61 @@ PINS = Pins(
             "ACTIONS_RUNNER_SHA256_LINUX_X64 / _ARM64)"
         ),
     ),
+)
+
+
+class ArcPins(BaseModel):
+    """The Actions Runner Controller's charts and the image of its failed-runner cleanup."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    charts: str = Field(pattern=r"^oci://[a-z0-9./-]+$", description="where both charts are")
+    chart_version: str = Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")
+    cleanup_image: str = Field(pattern=r"^[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9._-]*$")
+
+    @property
+    def controller_chart(self) -> str:
+        return f"{self.charts}/gha-runner-scale-set-controller"
+
+    @property
+    def scale_set_chart(self) -> str:
+        return f"{self.charts}/gha-runner-scale-set"
+
+
+ARC_PINS = ArcPins(
+    # Where both ARC charts are published (FIELD-NOTES §2).
+    charts="oci://ghcr.io/actions/actions-runner-controller-charts",
+    # gha-runner-scale-set(-controller) 0.14.2: the newest release (Chart.yaml of
+    # actions/actions-runner-controller @ 2ee6b3b8, 2026-06-30; FIELD-NOTES §2 "latest 0.14.2").
+    chart_version="0.14.2",
+    # kubectl plus a POSIX shell (the distroless registry.k8s.io/kubectl has no shell to filter
+    # EphemeralRunners by phase). Pinned by tag; no digest could be confirmed offline.
+    cleanup_image="docker.io/alpine/k8s:1.33.3",
+)
+
+
+class CheckPins(BaseModel):
+    """The images of the platform's deployment-check Jobs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cuda_image: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9._-]*@sha256:[0-9a-f]{64}$",
+        description="the GPU smoke Job's image, by digest",
+    )
+    kubectl_image: str = Field(pattern=r"^[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9._-]*$")
+
+
+CHECK_PINS = CheckPins(
+    # CUDA 12.8 is the newest the hosts' nvidia-driver-570-server supports; nvidia-smi itself
+    # comes from the host driver. The manifest-list digest was taken from several unrelated
+    # public repositories that record it for this tag (amd64 manifest sha256:e711c993...); it
+    # was not re-resolved against Docker Hub from here.
+    cuda_image=(
+        "nvidia/cuda:12.8.1-base-ubuntu24.04"
+        "@sha256:133c78a0575303be34164d0b90137a042172bdf60696af01a3c424ab402d86e2"
+    ),
+    # Pinned by tag only (registry.k8s.io release tags are immutable; no digest could be
+    # confirmed offline). Distroless: no shell, so each check container runs one `kubectl`.
+    kubectl_image="registry.k8s.io/kubectl:v1.33.3",
 )

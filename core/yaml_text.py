@@ -56,7 +56,7 @@ def dump(data: Any, *, dumper: type[yaml.SafeDumper] | None = None, **options: A
 # resolve exactly that, and construct only the core tags (str, int, float, bool, null,
 # map, seq and the `<<` merge); any other tag (`!!binary`, `!!timestamp`, `!!python/...`,
 # custom ones) stops construction. Checks on what the document holds (duplicate keys,
-# alias expansion, key types) are the caller's: see `stacks.offline.stack_file`.
+# alias expansion, key types) are the caller's: see `stacks.offline.yaml_checks`.
 
 STR = "tag:yaml.org,2002:str"
 INT = "tag:yaml.org,2002:int"

@@ -24,7 +24,8 @@ from pulumi_policy import (
 # The CLI runs this file from policy/; the rules are imported as the package tests use.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from policy.rules import RULES, Resource, Rule, StackRule
+from policy.rule import Resource, Rule, StackRule
+from policy.rules import RULES
 
 
 def _validation(rule: Rule) -> ResourceValidationPolicy:

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field
 
+from stacks.config.usage import Usage
+
 
 class VmCapacityOutputs(BaseModel):
     """Export `capacity` of a stack whose gpu-ci:capacity is `vm`."""
@@ -230,3 +232,43 @@ def arc_capacity_outputs(
             "launchNsgId": nsg_id,
         },
     )
+
+
+class CapacityCost(BaseModel):
+    """Estimated monthly compute cost of one capacity choice, and the alternative."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    currency: Literal["USD"] = "USD"
+    shape: str
+    gpus: int
+    vms: int
+    alwaysOnMonthly: float
+    scaleToZeroMonthly: float
+    breakEvenJobsPerDay: float
+    usage: Usage
+    priceSource: str
+
+    def line(self, chosen: Literal["vm", "arc"]) -> str:
+        """One line for the plan: the chosen capacity first, then the other."""
+        on = f"${self.alwaysOnMonthly:,.0f}/month for {self.vms} x {self.shape} always on"
+        zero = (
+            f"${self.scaleToZeroMonthly:,.0f}/month scale-to-zero at "
+            f"{self.usage.jobsPerDay:g} jobs/day x {self.usage.minutesPerJob:g} min"
+        )
+        first, second = (on, zero) if chosen == "vm" else (zero, on)
+        return (
+            f"estimated compute: {first} (vs {second}; break-even "
+            f"{self.breakEvenJobsPerDay:.1f} jobs/day)"
+        )
+
+
+class CostOutputs(BaseModel):
+    """Export `cost`: the estimate for each priced piece of GPU capacity, as plan lines."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    estimates: list[CapacityCost]
+    lines: list[str]

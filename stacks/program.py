@@ -5,12 +5,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
+from pulumi.runtime import config as runtime_config
 from pydantic import ValidationError
 
 from core.errors import GpuCiError
-from stacks.compose import StackContext, build_graph, unprepared_problems
-from stacks.config import ConfigError, load_config, runtime_raw_config
+from stacks.compose import build_graph
+from stacks.config import ConfigError, RawConfig, load_config, raw_from_flat
+from stacks.config.param_keys import unprepared_problems
+from stacks.context import StackContext
 
 
 def main() -> None:
@@ -35,3 +40,11 @@ def main() -> None:
         late = ConfigError(ctx.stack, unprepared_problems(err, secret_keys), late=True)
         raise pulumi.RunError(str(late)) from None
     outputs.export()
+
+
+def runtime_raw_config() -> RawConfig:
+    """The namespace as the running Pulumi program sees it (CLI or mocks)."""
+    flat: dict[str, Any] = dict(runtime_config.get_config_env())
+    flat.update(runtime_config.CONFIG.get())
+    secret = set(runtime_config.get_config_secret_keys_env()) | runtime_config._SECRET_KEYS.get()
+    return raw_from_flat(flat, secret)

@@ -17,12 +17,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.arc.arc_config import FailedRunnerCleanup as CleanupConfig
-from components.arc.values import Placement
-from components.base import ComponentArgs, child
+from components.arc.cleanup_config import FailedRunnerCleanup as CleanupConfig
+from components.arc.pod_spec import Placement
+from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
 
 ACCOUNT = "gpu-ci-runner-cleanup"
-MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}
 
 SCRIPT = """\
 set -eu
@@ -79,30 +78,31 @@ def cleanup_job_spec(config: CleanupConfig, namespace: str, placement: Placement
 
 
 class FailedRunnerCleanupArgs(ComponentArgs):
-    provider: k8s.Provider
     namespace: str
     config: CleanupConfig
     placement: Placement = Field(default_factory=Placement)
-    depends_on: list[pulumi.Resource] = Field(default_factory=list)
 
 
 class FailedRunnerCleanup(pulumi.ComponentResource):
+    """The CronJob and its RBAC, on the cluster of `opts.provider`, after what
+    `opts.depends_on` names (the controller, whose CRDs it lists)."""
+
     cron_job: k8s.batch.v1.CronJob
 
     def __init__(
         self, name: str, args: FailedRunnerCleanupArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpu-ci:arc:FailedRunnerCleanup", name, None, opts)
-        provider, ns = args.provider, args.namespace
+        ns = args.namespace
 
         def meta(object_name: str) -> dict[str, Any]:
             return {"name": object_name, "namespace": ns, "labels": dict(MANAGED_LABELS)}
 
-        after = list(args.depends_on)
+        after = upstream(opts)
         account = k8s.core.v1.ServiceAccount(
             f"{name}-account",
             metadata=meta(ACCOUNT),
-            opts=child(self, provider=provider, depends_on=after),
+            opts=child(self, depends_on=after),
         )
         role = k8s.rbac.v1.Role(
             f"{name}-role",
@@ -114,19 +114,19 @@ class FailedRunnerCleanup(pulumi.ComponentResource):
                     "verbs": ["get", "list", "delete"],
                 }
             ],
-            opts=child(self, provider=provider, depends_on=after),
+            opts=child(self, depends_on=after),
         )
         binding = k8s.rbac.v1.RoleBinding(
             f"{name}-binding",
             metadata=meta(ACCOUNT),
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": ACCOUNT},
             subjects=[{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": ns}],
-            opts=child(self, provider=provider, depends_on=[account, role]),
+            opts=child(self, depends_on=[account, role]),
         )
         self.cron_job = k8s.batch.v1.CronJob(
             name,
             metadata=meta("gpu-ci-failed-runner-cleanup"),
             spec=cleanup_job_spec(args.config, ns, args.placement),
-            opts=child(self, provider=provider, depends_on=[*after, binding]),
+            opts=child(self, depends_on=[*after, binding]),
         )
         self.register_outputs({"schedule": args.config.schedule, "namespace": ns})

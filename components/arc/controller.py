@@ -15,30 +15,49 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.arc.arc_config import ControllerConfig
-from components.arc.values import (
-    CONTROLLER_CHART,
-    Placement,
-    controller_service_account,
-    controller_values,
-)
-from components.base import ComponentArgs, child
+from components.arc.controller_config import ControllerConfig
+from components.arc.pod_spec import Placement, resources_spec
+from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
+from components.pins import ARC_PINS
 
-MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}
+CONTROLLER_CHART = ARC_PINS.controller_chart
+METRICS = {
+    "controllerManagerAddr": ":8080",
+    "listenerAddr": ":8080",
+    "listenerEndpoint": "/metrics",
+}
+
+
+def controller_service_account(cfg: ControllerConfig) -> dict[str, str]:
+    """The controller's ServiceAccount, named explicitly in both charts' values."""
+    return {"namespace": cfg.namespace, "name": f"{cfg.releaseName}-gha-rs-controller"}
+
+
+def controller_values(cfg: ControllerConfig, placement: Placement) -> dict[str, Any]:
+    """The gha-runner-scale-set-controller values."""
+    values: dict[str, Any] = {
+        "serviceAccount": {"create": True, "name": controller_service_account(cfg)["name"]},
+        "resources": resources_spec(cfg.resources),
+        "flags": {"runnerMaxConcurrentReconciles": cfg.runnerMaxConcurrentReconciles},
+        **placement.pod_fields(),
+    }
+    if cfg.metrics:
+        values["metrics"] = dict(METRICS)
+    return values
 
 
 class ArcControllerArgs(ComponentArgs):
-    provider: k8s.Provider
     config: ControllerConfig
     runners_namespace: str
     placement: Placement = Field(default_factory=Placement)
     """Where the controller pod runs (the listeners use the same placement)."""
-    depends_on: list[pulumi.Resource] = Field(default_factory=list)
-    """What must exist first (an OKE cluster's CPU node pool)."""
     timeout_s: int = Field(default=600, ge=60, le=3600)
 
 
 class ArcController(pulumi.ComponentResource):
+    """The controller on the cluster of `opts.provider` (its children inherit it), after
+    what `opts.depends_on` names (an OKE cluster's CPU node pool)."""
+
     namespace: k8s.core.v1.Namespace
     runners_namespace: k8s.core.v1.Namespace
     release: k8s.helm.v3.Release
@@ -50,10 +69,10 @@ class ArcController(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpu-ci:arc:ArcController", name, None, opts)
         cfg = args.config
-        provider = args.provider
-        self.namespace = self._namespace(f"{name}-ns", cfg.namespace, provider, args.depends_on)
+        after = upstream(opts)
+        self.namespace = self._namespace(f"{name}-ns", cfg.namespace, after)
         self.runners_namespace = self._namespace(
-            f"{name}-runners-ns", args.runners_namespace, provider, args.depends_on
+            f"{name}-runners-ns", args.runners_namespace, after
         )
         self.service_account = controller_service_account(cfg)
         self.values = controller_values(cfg, args.placement)
@@ -66,7 +85,7 @@ class ArcController(pulumi.ComponentResource):
             values=self.values,
             timeout=args.timeout_s,
             max_history=10,
-            opts=child(self, provider=provider, depends_on=[*args.depends_on, self.namespace]),
+            opts=child(self, depends_on=[*after, self.namespace]),
         )
         self.register_outputs(
             {
@@ -79,10 +98,10 @@ class ArcController(pulumi.ComponentResource):
         )
 
     def _namespace(
-        self, name: str, namespace: str, provider: k8s.Provider, after: list[pulumi.Resource]
+        self, name: str, namespace: str, after: list[pulumi.Resource]
     ) -> k8s.core.v1.Namespace:
         return k8s.core.v1.Namespace(
             name,
             metadata={"name": namespace, "labels": dict(MANAGED_LABELS)},
-            opts=child(self, provider=provider, depends_on=after),
+            opts=child(self, depends_on=after),
         )

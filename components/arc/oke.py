@@ -26,7 +26,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
-from components.arc.arc_config import OkeConfig, OkePool
+from components.arc.oke_config import OkeConfig, OkePool
 from components.base import ComponentArgs, InputError, PulumiInput, child
 
 ENHANCED = "ENHANCED_CLUSTER"
@@ -48,7 +48,7 @@ def taint_user_data(pool: OkePool) -> str | None:
     """cloud-init for a pool's nodes that registers them with the pool's taints."""
     if not pool.taints:
         return None
-    taints = ",".join(t.kubelet_flag() for t in pool.taints)
+    taints = ",".join(f"{t.key}={t.value}:{t.effect}" for t in pool.taints)
     return (
         "#!/bin/bash\n"
         "set -euo pipefail\n"

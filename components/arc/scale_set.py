@@ -21,13 +21,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.arc.arc_config import GpuPodScaleSet, VmLauncherScaleSet
-from components.arc.values import (
+from components.arc.pod_spec import Placement
+from components.arc.scale_set_config import GpuPodScaleSet, VmLauncherScaleSet
+from components.arc.scale_set_values import (
     HOOK_FILE,
     OCI_CONFIG_KEY,
     OCI_KEY_FILE,
     SCALE_SET_CHART,
-    Placement,
     gpu_pod_template,
     hook_template,
     launcher_args,
@@ -35,11 +35,9 @@ from components.arc.values import (
     oci_config_file,
     scale_set_values,
 )
-from components.base import ComponentArgs, PulumiInput, child
+from components.base import MANAGED_LABELS, ComponentArgs, PulumiInput, child, upstream
 from components.host.runner_config import GithubAppConfig
 from core import yaml_text
-
-MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}
 
 
 class LaunchNetwork(ComponentArgs):
@@ -50,7 +48,6 @@ class LaunchNetwork(ComponentArgs):
 
 
 class ArcRunnerScaleSetArgs(ComponentArgs):
-    provider: k8s.Provider
     namespace: str
     scale_set: VmLauncherScaleSet | GpuPodScaleSet
     chart_version: str
@@ -63,7 +60,6 @@ class ArcRunnerScaleSetArgs(ComponentArgs):
     compartment_id: str | None = None
     """vm-launcher: the VMs' compartment when the scale set names none."""
     network: LaunchNetwork | None = None
-    depends_on: list[pulumi.Resource] = Field(default_factory=list)
     timeout_s: int = Field(default=600, ge=60, le=3600)
 
 
@@ -72,6 +68,9 @@ def _secret_data(values: dict[str, str]) -> dict[str, pulumi.Output[str]]:
 
 
 class ArcRunnerScaleSet(pulumi.ComponentResource):
+    """One scale set on the cluster of `opts.provider` (its children inherit it); its
+    secrets and release wait for what `opts.depends_on` names (the controller, a pool)."""
+
     secrets: list[k8s.core.v1.Secret]
     hook_config_map: k8s.core.v1.ConfigMap | None
     release: k8s.helm.v3.Release
@@ -83,9 +82,8 @@ class ArcRunnerScaleSet(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpu-ci:arc:ArcRunnerScaleSet", name, None, opts)
         ss = args.scale_set
-        self._provider = args.provider
         self._namespace = args.namespace
-        self._after = list(args.depends_on)
+        self._after = upstream(opts)
         self.secrets = []
         self.hook_config_map = None
         if args.existing_secret is not None:
@@ -126,7 +124,7 @@ class ArcRunnerScaleSet(pulumi.ComponentResource):
             values=self.values,
             timeout=args.timeout_s,
             max_history=10,
-            opts=child(self, provider=args.provider, depends_on=[*self._after, *before]),
+            opts=child(self, depends_on=[*self._after, *before]),
         )
         self.register_outputs(
             {
@@ -148,7 +146,7 @@ class ArcRunnerScaleSet(pulumi.ComponentResource):
                 },
                 type="Opaque",
                 string_data=_secret_data(data),
-                opts=child(self, provider=self._provider, depends_on=self._after),
+                opts=child(self, depends_on=self._after),
             )
         )
 
@@ -196,6 +194,6 @@ class ArcRunnerScaleSet(pulumi.ComponentResource):
                 data={
                     HOOK_FILE: yaml_text.dump(hook_template(ss, args.placement), sort_keys=False)
                 },
-                opts=child(self, provider=self._provider, depends_on=self._after),
+                opts=child(self, depends_on=self._after),
             )
         return gpu_pod_template(ss, placement=args.placement, hook_config_map=config_map)

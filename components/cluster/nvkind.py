@@ -1,6 +1,6 @@
 """NvkindCluster: an nvkind GPU cluster on a bootstrapped host, and its Kubernetes provider.
 
-Three host commands, each changed only by what must change it:
+Two host commands, each changed only by what must change it:
 - `nvkind-cluster` creates (or adopts) the cluster. Its `triggers` are the machine and what
   defines the cluster (`cluster_digest`: name, node image, kind config, API port, the kind
   and nvkind pins): a change of those replaces it on purpose (its delete runs first:
@@ -18,9 +18,8 @@ Three host commands, each changed only by what must change it:
   ignored: a new machine must be reached at its new address. Rotating `host.privateKey`
   updates it, so that preview shows the platform replaced; the `up` itself then reads
   the same kubeconfig and replaces nothing.)
-- `cluster-ready` (`await_gpus`) waits for Ready nodes and allocatable GPUs after the
-  platform installed the device plugin, and re-runs in place whenever the cluster or a
-  host step before it changed.
+The wait for Ready nodes and allocatable GPUs (`components/cluster/ready.py`) belongs to
+the platform layer, which installs the device plugin it waits for.
 
 The kubeconfig is a secret: those steps log nothing and mark their stdout secret, and none
 gets its previous stdout in its environment (`add_previous_output_in_env=False`). The
@@ -37,22 +36,22 @@ import shlex
 from typing import Any
 
 import pulumi
-import pulumi_command as command
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentArgs, InputError, PulumiInput, child
-from components.cluster.kind_config import NvkindClusterSpec, render_kind_config
+from components.base import ComponentArgs, InputError, PulumiInput, child, upstream
+from components.cluster.cluster_config import NvkindClusterSpec
+from components.cluster.kind_config import render_kind_config
 from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep, chained
-from components.host.params import (
+from components.host.cluster_params import (
     ClusterKubeconfigParams,
-    ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
-    Step,
 )
 from components.host.render import render_script
 from components.host.result import StepResultError, parse_result
+from components.host.step import Step
+from components.host.step_command import step_command
 
 
 class NvkindClusterArgs(ComponentArgs):
@@ -70,7 +69,6 @@ class NvkindClusterArgs(ComponentArgs):
     """The host's last bootstrap digest: a re-bootstrapped host re-checks its cluster."""
     tool_pins: dict[str, str] = Field(default_factory=dict)
     """The kind and nvkind versions the cluster is made with: a bump replaces it."""
-    depends_on: list[pulumi.Resource] = Field(default_factory=list)
 
 
 def layout_gpu_count(spec: NvkindClusterSpec, gpu_count: int | None) -> int:
@@ -123,41 +121,26 @@ def _kubeconfig(stdout: str) -> str:
     return base64.b64decode(encoded).decode()
 
 
-def _run(
-    connection: Any | None,
-    name: str,
-    opts: pulumi.ResourceOptions,
-    *,
-    quiet: bool,
-    **args: Any,
-) -> Any:
-    """A command on the host; `quiet` ones (printing secrets) log nothing, and do not get
-    their previous stdout in their environment on an update or delete."""
-    if quiet:
-        args["add_previous_output_in_env"] = False
-    if connection is None:
-        logging = command.local.Logging.NONE if quiet else None
-        return command.local.Command(name, logging=logging, opts=opts, **args)
-    remote_logging = command.remote.Logging.NONE if quiet else None
-    return command.remote.Command(
-        name, connection=connection, logging=remote_logging, opts=opts, **args
-    )
-
-
 class NvkindCluster(pulumi.ComponentResource):
-    """A kind cluster with GPU workers; `provider` deploys onto it."""
+    """A kind cluster with GPU workers; `provider` deploys onto it.
+
+    `opts.depends_on` names what the create step waits for (the host's last step)."""
 
     kubeconfig: pulumi.Output[str]
     provider: k8s.Provider
     step: pulumi.CustomResource
     kubeconfig_step: pulumi.CustomResource
+    params: NvkindClusterParams
+    digest: str
+    """The create step's chained digest: what the readiness wait re-runs after."""
+    connection: Any | None
+    identity: PulumiInput
+    gpu_count: int | None
 
     def __init__(
         self, name: str, args: NvkindClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpu-ci:cluster:NvkindCluster", name, None, opts)
-        self._args = args
-        self._resource_name = name
         params = args.params
         script = render_script(Step.NVKIND_CLUSTER, params)
         (planned,) = chained(
@@ -172,8 +155,11 @@ class NvkindCluster(pulumi.ComponentResource):
             ],
             after=args.after_digest,
         )
-        self._params = params
-        self._digest = planned.digest
+        self.params = params
+        self.digest = planned.digest
+        self.connection = args.connection
+        self.identity = args.identity
+        self.gpu_count = args.gpu_count
         defines = cluster_digest(params, args.tool_pins)
         delete = render_script(
             Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(params)
@@ -181,12 +167,12 @@ class NvkindCluster(pulumi.ComponentResource):
         create = pulumi.Output.from_input(args.api_address).apply(
             lambda address: f"export API_SERVER_ADDRESS={shlex.quote(address)}; " + RUN_STDIN_SCRIPT
         )
-        self.step = _run(
-            args.connection,
+        self.step = step_command(
             f"{name}-{planned.name}",
+            args.connection,
             child(
                 self,
-                depends_on=args.depends_on,
+                depends_on=upstream(opts),
                 delete_before_replace=True,
                 additional_secret_outputs=["stdout", "stderr"],
             ),
@@ -198,9 +184,9 @@ class NvkindCluster(pulumi.ComponentResource):
             quiet=True,
         )
         read = render_script(Step.CLUSTER_KUBECONFIG, ClusterKubeconfigParams.for_cluster(params))
-        self.kubeconfig_step = _run(
-            args.connection,
+        self.kubeconfig_step = step_command(
             f"{name}-{Step.CLUSTER_KUBECONFIG}",
+            args.connection,
             child(
                 self,
                 depends_on=[self.step],
@@ -234,26 +220,4 @@ class NvkindCluster(pulumi.ComponentResource):
                 "gpuCount": args.gpu_count,
                 "kubeconfig": self.kubeconfig,
             }
-        )
-
-    def await_gpus(self, after: list[pulumi.Resource], timeout_seconds: int = 600) -> Any:
-        """The host-side wait for Ready nodes and allocatable GPUs, after `after`."""
-        params = ClusterReadyParams.for_cluster(
-            self._params,
-            expected_gpus=self._args.gpu_count or 1,
-            timeout_seconds=timeout_seconds,
-        )
-        script = render_script(Step.CLUSTER_READY, params)
-        (planned,) = chained(
-            [PlannedStep(str(Step.CLUSTER_READY), "host", script, RUN_STDIN_SCRIPT)],
-            after=self._digest,
-        )
-        return _run(
-            self._args.connection,
-            f"{self._resource_name}-{planned.name}",
-            child(self, depends_on=[self.step, self.kubeconfig_step, *after]),
-            quiet=False,
-            create=planned.command,
-            stdin=planned.stdin,
-            triggers=[self._args.identity],
         )

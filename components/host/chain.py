@@ -22,21 +22,21 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-from components.host.host_config import HostConfig, HostVersions, ToolPin
-from components.host.params import (
+from components.host.bootstrap_params import (
     AuthorizedKeysParams,
     CloudInitParams,
     ContainerToolkitParams,
     DockerParams,
     InotifyParams,
     NvidiaDriverParams,
-    Step,
-    StepParams,
     ToolkitConfigParams,
     ToolsParams,
     VerifyParams,
 )
+from components.host.host_config import HostConfig
 from components.host.render import render_script
+from components.host.step import Step, StepParams
+from components.host.versions_config import HostVersions, ToolPin
 from components.pins import PINS, Arch, Artifact, Pins
 
 REBOOT_WAIT = "reboot-wait"

@@ -25,15 +25,16 @@ import pulumi
 import pulumi_command as command
 from pydantic import SecretStr
 
-from components.base import ComponentArgs, PulumiInput, child
+from components.base import ComponentArgs, PulumiInput, child, upstream
 from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep
-from components.host.params import (
+from components.host.render import render_script
+from components.host.runner_params import (
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
-    Step,
 )
-from components.host.render import render_script
+from components.host.step import Step
+from components.host.step_command import step_command
 
 
 def runner_steps(runner: GithubRunnerParams, key: GithubAppKeyParams) -> list[PlannedStep]:
@@ -66,12 +67,14 @@ class GithubRunnerArgs(ComponentArgs):
     runner: GithubRunnerParams
     key: GithubAppKeyParams
     app_private_key: SecretStr
-    depends_on: list[pulumi.Resource]
 
 
 class GithubRunner(pulumi.ComponentResource):
-    """A self-hosted runner service on a host, registered through a GitHub App."""
+    """A self-hosted runner service on a host, registered through a GitHub App.
 
+    `opts.depends_on` names what the key step waits for (the host's last bootstrap step)."""
+
+    service: pulumi.CustomResource
     runner_name: str
     labels: list[str]
 
@@ -81,9 +84,15 @@ class GithubRunner(pulumi.ComponentResource):
         super().__init__("gpu-ci:host:GithubRunner", name, None, opts)
         key_step, runner_step = runner_steps(args.runner, args.key)
         key_file = shlex.quote(args.key.key_file)
-        app_key = command.remote.Command(
+        app_key = step_command(
             f"{name}-{key_step.name}",
-            connection=args.connection,
+            args.connection,
+            child(
+                self,
+                depends_on=upstream(opts),
+                delete_before_replace=True,
+                additional_secret_outputs=["stdin", "stdout"],
+            ),
             create=key_step.command,
             stdin=pulumi.Output.secret(args.app_private_key.get_secret_value()),
             delete=(
@@ -93,25 +102,19 @@ class GithubRunner(pulumi.ComponentResource):
             triggers=[args.identity],
             logging=command.remote.Logging.STDERR,
             add_previous_output_in_env=False,
-            opts=child(
-                self,
-                depends_on=args.depends_on,
-                delete_before_replace=True,
-                additional_secret_outputs=["stdin", "stdout"],
-            ),
         )
         remove = render_script(
             Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams.for_runner(args.runner)
         )
-        service = command.remote.Command(
+        service = step_command(
             f"{name}-{runner_step.name}",
-            connection=args.connection,
+            args.connection,
+            child(self, depends_on=[app_key], delete_before_replace=True),
             create=runner_step.command,
             update=runner_step.command,
             stdin=runner_step.stdin,
             delete=f"bash -c {shlex.quote(remove)}",
             triggers=[args.identity],
-            opts=child(self, depends_on=[app_key], delete_before_replace=True),
         )
         self.service = service
         self.runner_name = args.runner.runner_name

@@ -14,13 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-import pulumi_command as command
-from pydantic import Field
 
-from components.base import ComponentArgs, InputError, PulumiInput, child
+from components.base import ComponentArgs, InputError, PulumiInput, child, upstream
 from components.host.chain import REBOOT_WAIT, PlannedStep
-from components.host.params import Step
 from components.host.result import StepResult, StepResultError, parse_result
+from components.host.step import Step
+from components.host.step_command import step_command
 
 REBOOT_DOWN_TIMEOUT = 300
 REBOOT_UP_TIMEOUT = 900
@@ -37,7 +36,6 @@ class GpuHostArgs(ComponentArgs):
     access_step: PlannedStep | None = None
     """Runs after the first step, outside the chain (`authorized-keys`): what it changes
     re-runs only itself, never the driver and the steps after it."""
-    depends_on: list[pulumi.Resource] = Field(default_factory=list)
 
 
 def _verify_result(stdout: str) -> StepResult:
@@ -48,7 +46,9 @@ def _verify_result(stdout: str) -> StepResult:
 
 
 class GpuHost(pulumi.ComponentResource):
-    """A GPU container host: driver, Docker, NVIDIA toolkit, kind tools, verified."""
+    """A GPU container host: driver, Docker, NVIDIA toolkit, kind tools, verified.
+
+    `opts.depends_on` names what the first step waits for (the machine itself)."""
 
     host_name: str
     steps: dict[str, pulumi.CustomResource]
@@ -62,7 +62,7 @@ class GpuHost(pulumi.ComponentResource):
         super().__init__("gpu-ci:host:GpuHost", name, None, opts)
         self.host_name = name
         self.steps = {}
-        previous: list[pulumi.Resource] = list(args.depends_on)
+        previous: list[pulumi.Resource] = upstream(opts)
         for step in args.steps:
             resource = self._register(name, step, args, previous)
             self.steps[step.name] = resource
@@ -91,39 +91,20 @@ class GpuHost(pulumi.ComponentResource):
         after: list[pulumi.Resource],
     ) -> pulumi.CustomResource:
         opts = child(self, depends_on=after)
-        triggers = [args.identity]
-        if step.name == REBOOT_WAIT:
-            driver = self.steps[str(Step.NVIDIA_DRIVER)]
-            wait: pulumi.CustomResource = command.local.Command(
-                f"{name}-{step.name}",
-                create=step.command,
-                stdin=step.stdin,
-                environment={
-                    "GPU_CI_HOST": args.ssh_address,
-                    "GPU_CI_PORT": str(args.ssh_port),
-                    "GPU_CI_DRIVER_RESULT": driver.stdout,  # type: ignore[attr-defined]
-                    "GPU_CI_DOWN_TIMEOUT": str(REBOOT_DOWN_TIMEOUT),
-                    "GPU_CI_UP_TIMEOUT": str(REBOOT_UP_TIMEOUT),
-                },
-                triggers=triggers,
-                opts=opts,
-            )
-            return wait
-        if args.connection is None:
-            local: pulumi.CustomResource = command.local.Command(
-                f"{name}-{step.name}",
-                create=step.command,
-                stdin=step.stdin,
-                triggers=triggers,
-                opts=opts,
-            )
-            return local
-        remote: pulumi.CustomResource = command.remote.Command(
-            f"{name}-{step.name}",
-            connection=args.connection,
-            create=step.command,
-            stdin=step.stdin,
-            triggers=triggers,
-            opts=opts,
-        )
-        return remote
+        inputs: dict[str, Any] = {
+            "create": step.command,
+            "stdin": step.stdin,
+            "triggers": [args.identity],
+        }
+        if step.name != REBOOT_WAIT:
+            return step_command(f"{name}-{step.name}", args.connection, opts, **inputs)
+        driver = self.steps[str(Step.NVIDIA_DRIVER)]
+        environment = {
+            "GPU_CI_HOST": args.ssh_address,
+            "GPU_CI_PORT": str(args.ssh_port),
+            "GPU_CI_DRIVER_RESULT": driver.stdout,  # type: ignore[attr-defined]
+            "GPU_CI_DOWN_TIMEOUT": str(REBOOT_DOWN_TIMEOUT),
+            "GPU_CI_UP_TIMEOUT": str(REBOOT_UP_TIMEOUT),
+        }
+        # Watches the host from the deployer: it reboots under an SSH session.
+        return step_command(f"{name}-{step.name}", None, opts, environment=environment, **inputs)

@@ -17,7 +17,8 @@ from importlib import resources
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from components.host.params import PARAMS_BY_STEP, Step, StepParams
+from components.host.params import PARAMS_BY_STEP
+from components.host.step import Step, StepParams
 from core.errors import GpuCiError
 
 SHEBANG = "#!/usr/bin/env bash"

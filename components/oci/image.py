@@ -8,7 +8,7 @@ import pulumi
 import pulumi_oci as oci
 
 from components.base import InputError
-from stacks.config import ImageConfig
+from components.oci.vm_config import ImageConfig
 
 
 def _newest(images: list[Any], cfg: ImageConfig, shape: str) -> str:

@@ -14,7 +14,7 @@ import pulumi_oci as oci
 
 from components.base import ComponentArgs, PulumiInput, child
 from components.names import cidr_slug
-from stacks.config import NetworkConfig
+from components.oci.network_config import NetworkConfig
 
 TCP = "6"
 
@@ -90,7 +90,7 @@ class OciNetwork(pulumi.ComponentResource):
             {"vcnId": self.vcn_id, "subnetId": self.subnet_id, "nsgId": self.nsg_id}
         )
 
-    def _rule(self, name: str, nsg_id: PulumiInput, **kwargs: object) -> None:
+    def _rule(self, name: str, nsg_id: PulumiInput, **kwargs: Any) -> None:
         oci.core.NetworkSecurityGroupSecurityRule(
             name, network_security_group_id=nsg_id, opts=child(self), **kwargs
         )

@@ -8,7 +8,7 @@ from pydantic import Field, StrictInt, ValidationInfo, field_validator
 
 from components.config_base import Cidr, ConfigModel, Ocid
 from components.names import cidr_slug
-from policy.rules import WorldOpening, world_openings
+from policy.world_openings import WorldOpening, world_openings
 
 OCI_PREFIXES = (16, 30)
 """The prefix lengths OCI takes for a VCN's and a subnet's IPv4 CIDR block."""

@@ -14,8 +14,9 @@ from components.oci.cloud_init import render_vm_user_data
 from components.oci.gpu_instance import OciGpuInstance, OciGpuInstanceArgs
 from components.oci.image import select_image
 from components.oci.network import OciNetwork, OciNetworkArgs
+from components.oci.network_config import NetworkConfig
 from components.oci.placement import OciPlacement, OciPlacementArgs
-from stacks.config import NetworkConfig, VmCapacityConfig
+from components.oci.vm_config import VmCapacityConfig
 
 ROLE = "gpu-runner"
 

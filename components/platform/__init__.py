@@ -5,7 +5,8 @@
   `plan_platform` computes the same plan without Pulumi.
 - `overrides`: PlatformOverrides, stack config's `comp:path=val` / `comp:enabled=false`.
 - `runtime_patch`: the Kubeflow Trainer runtimeClassName + /dev/shm hotfix as SSA patches.
-- `smoke_check`: deployment checks as Jobs (GPU smoke Job, expected resources).
+- `check_plan`, `check_jobs`, `deployment_checks`: deployment checks as Jobs (GPU smoke Job,
+  expected resources).
 - `manifests`: a component's manifest files parsed into objects.
 
 Importing this package registers nothing; resources exist only once a component is built.

@@ -85,10 +85,13 @@ class ManifestObject:
         return f"kubernetes:{group_version}:{self.kind}"
 
 
-def load_manifests(catalog: Catalog, ref: ComponentRef) -> list[ManifestObject]:
-    """Every object in `ref`'s manifest files, in file order, namespaces filled in."""
+def load_manifests(
+    catalog: Catalog, ref: ComponentRef, files: list[str] | None = None
+) -> list[ManifestObject]:
+    """Every object in `ref`'s manifest files (or `files`, e.g. its `preManifestFiles`), in
+    file order, namespaces filled in."""
     out: list[ManifestObject] = []
-    for rel in ref.manifestFiles:
+    for rel in ref.manifestFiles if files is None else files:
         path = catalog.files.get(rel)
         if path is None:
             raise PlatformError(f"{ref.name}: manifest {rel} is not in the catalog")

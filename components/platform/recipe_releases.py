@@ -6,19 +6,27 @@ For each enabled component, in the recipe's deployment order:
 - one `helm.v3.Release` named after the component, with the hydrated values
   (`recipes.component_values`) plus stack-config overrides; `https://` sources become the
   release's repository, `oci://` sources are prefixed to the chart name;
-- its `manifestFiles` as one resource per object, applied after its release (a component
-  with manifests and no chart, like `gpu-time-slicing`, is manifest-only);
+- its `preManifestFiles` as one resource per object, applied before its release (AICR's
+  pre-manifests: objects the chart needs, e.g. a labelled Namespace), and its
+  `manifestFiles` the same way, applied after its release (a component with manifests and
+  no chart, like `gpu-time-slicing`, is manifest-only);
 - `depends_on` edges following `dependencyRefs`: a component waits for its dependencies'
   releases and manifests.
 
 Then, when the host configuration needs it (`runtime_class_patch`), one SSA patch per
 ClusterTrainingRuntime the Trainer chart installs (`runtime_patch.py`), after the Trainer
 release (whose post-install hook creates the runtimes), and finally the deployment checks
-(`smoke_check.py`) after everything else.
+(`deployment_checks.py`) after everything else.
 
 Stack config can disable components and override values (`overrides.py`). A component the
-overrides disable is left out like one the recipe disables: dependencies on it are dropped
-(the resolver's rule for `overrides.enabled: false`).
+overrides disable is left out like one the recipe disables: both are listed in the plan's
+`disabled` (and the component's `disabled` output), nothing of them is deployed, and
+dependencies on them count as satisfied (AICR's rule for `overrides.enabled: false`).
+
+Each deployed component's health check (`healthCheckAsserts`, the registry's Chainsaw
+assertions AICR inlines) travels with its plan and is exported in the component's
+`healthChecks` output, by component, for a Chainsaw run after `pulumi up`; gpu-ci runs no
+Chainsaw itself (its own checks are `smoke_check.py`'s Jobs).
 
 `plan_platform` computes all of this without Pulumi, so it can be inspected and tested; the
 component only turns the plan into resources.
@@ -34,19 +42,15 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.base import ComponentArgs, child
+from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
+from components.platform.check_plan import CheckPlan, plan_checks
+from components.platform.deployment_checks import DeploymentChecks, DeploymentChecksArgs
 from components.platform.manifests import ManifestObject, load_manifests
 from components.platform.overrides import ENABLED, PlatformError, PlatformOverrides
 from components.platform.runtime_patch import (
     TRAINER_COMPONENT,
     runtime_patches,
     values_digest,
-)
-from components.platform.smoke_check import (
-    CheckPlan,
-    DeploymentChecks,
-    DeploymentChecksArgs,
-    plan_checks,
 )
 from recipes.catalog import Catalog
 from recipes.merge import deep_merge
@@ -58,7 +62,6 @@ PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
 PRIVILEGED_COMPONENTS = frozenset({"gpu-operator"})
 """Components whose namespace must admit privileged pods (host paths, privileged DaemonSets)."""
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
-MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpu-ci"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,10 @@ class ComponentPlan:
     manifests: tuple[ManifestObject, ...]
     depends_on: tuple[str, ...]
     """Enabled components (by name) this one waits for."""
+    pre_manifests: tuple[ManifestObject, ...] = ()
+    """Objects of its `preManifestFiles`, applied before its release."""
+    health_check_asserts: str = ""
+    """The component's Chainsaw health assertions (the recipe's `healthCheckAsserts`)."""
 
 
 @dataclass(frozen=True)
@@ -163,11 +170,14 @@ def plan_platform(
                 values=_values(catalog, recipe, ref, extra) if chart else {},
                 manifests=tuple(load_manifests(catalog, ref)),
                 depends_on=tuple(d for d in ref.dependencyRefs if d in enabled),
+                pre_manifests=tuple(load_manifests(catalog, ref, ref.preManifestFiles)),
+                health_check_asserts=ref.healthCheckAsserts,
             )
         )
     namespaces: dict[str, bool] = {}
-    for plan in plans:
-        if plan.namespace and plan.namespace not in BUILTIN_NAMESPACES:
+    own = {m.name for p in plans for m in p.pre_manifests if m.kind == "Namespace"}
+    for plan in plans:  # a Namespace a pre-manifest brings (with its labels) is not made twice
+        if plan.namespace and plan.namespace not in BUILTIN_NAMESPACES | own:
             privileged = plan.name in PRIVILEGED_COMPONENTS
             namespaces[plan.namespace] = namespaces.get(plan.namespace, False) or privileged
     by_name = {p.name: p for p in plans}
@@ -180,6 +190,7 @@ def plan_platform(
         {
             "components": [
                 [p.name, p.chart, p.repository, p.version, p.values, [m.obj for m in p.manifests]]
+                + ([[m.obj for m in p.pre_manifests]] if p.pre_manifests else [])
                 for p in plans
             ],
             "patches": patches,
@@ -200,8 +211,6 @@ def plan_platform(
 class RecipeReleasesArgs(ComponentArgs):
     """Inputs of the platform layer."""
 
-    provider: k8s.Provider
-    """The cluster to deploy to (every child uses it)."""
     catalog: Catalog
     """The catalog the recipe was resolved from (values files and manifests)."""
     recipe: RecipeResult
@@ -215,7 +224,9 @@ class RecipeReleasesArgs(ComponentArgs):
 
 
 class RecipeReleases(pulumi.ComponentResource):
-    """A recipe's components as Helm releases and manifests, patched and checked."""
+    """A recipe's components as Helm releases and manifests, patched and checked, on the
+    cluster of `opts.provider` (every child inherits it); what `opts.depends_on` names, the
+    first children (namespaces, components without dependencies) wait for."""
 
     plan: PlatformPlan
     namespaces: dict[str, k8s.core.v1.Namespace]
@@ -236,7 +247,7 @@ class RecipeReleases(pulumi.ComponentResource):
             args.overrides,
             runtime_class_patch=args.runtime_class_patch,
         )
-        provider = args.provider
+        start = upstream(opts)
         self.namespaces = {
             ns: k8s.core.v1.Namespace(
                 f"{name}-ns-{ns}",
@@ -247,7 +258,7 @@ class RecipeReleases(pulumi.ComponentResource):
                         **({PSA_ENFORCE: "privileged"} if privileged else {}),
                     },
                 },
-                opts=child(self, provider=provider),
+                opts=child(self, depends_on=start),
             )
             for ns, privileged in plan.namespaces.items()
         }
@@ -256,18 +267,22 @@ class RecipeReleases(pulumi.ComponentResource):
         done: dict[str, list[pulumi.Resource]] = {}
         for comp in plan.components:
             after: list[pulumi.Resource] = [r for d in comp.depends_on for r in done[d]]
+            after = after or [*start]  # a root waits for what the component waits for
             if comp.namespace in self.namespaces:
                 after.insert(0, self.namespaces[comp.namespace])
-            created: list[pulumi.Resource] = []
+            created: list[pulumi.Resource] = [
+                self._manifest(name, m, after, "pre-") for m in comp.pre_manifests
+            ]
+            after = [*after, *created]
             if comp.chart is not None:
-                release = self._release(name, comp, provider, after, args.release_timeout_s)
+                release = self._release(name, comp, after, args.release_timeout_s)
                 self.releases[comp.name] = release
                 created.append(release)
                 after = [release]
-            objects = [self._manifest(name, m, provider, after) for m in comp.manifests]
+            objects = [self._manifest(name, m, after) for m in comp.manifests]
             self.manifests[comp.name] = objects
             done[comp.name] = [*created, *objects]
-        self.runtime_patches = self._patches(name, provider)
+        self.runtime_patches = self._patches(name)
         everything = [r for rs in done.values() for r in rs] + list(self.runtime_patches.values())
         self.checks = None
         self.check_results = pulumi.Output.from_input({})
@@ -275,16 +290,13 @@ class RecipeReleases(pulumi.ComponentResource):
             self.checks = DeploymentChecks(
                 f"{name}-checks",
                 DeploymentChecksArgs(
-                    provider=provider,
-                    plan=plan.checks,
-                    revision=plan.revision,
-                    timeout_s=args.check_timeout_s,
-                    after=everything,
+                    plan=plan.checks, revision=plan.revision, timeout_s=args.check_timeout_s
                 ),
                 opts=child(self, depends_on=everything),
             )
             self.check_results = self.checks.results
         self.release_status = _statuses(plan, self.releases)
+        health = {c.name: c.health_check_asserts for c in plan.components if c.health_check_asserts}
         self.register_outputs(
             {
                 "deploymentOrder": [c.name for c in plan.components],
@@ -294,6 +306,7 @@ class RecipeReleases(pulumi.ComponentResource):
                 "runtimePatches": list(self.runtime_patches),
                 "checks": self.check_results,
                 "checksNotRun": plan.checks.not_run,
+                **({"healthChecks": health} if health else {}),
             }
         )
 
@@ -301,7 +314,6 @@ class RecipeReleases(pulumi.ComponentResource):
         self,
         name: str,
         comp: ComponentPlan,
-        provider: k8s.Provider,
         after: list[pulumi.Resource],
         timeout_s: int,
     ) -> k8s.helm.v3.Release:
@@ -319,27 +331,25 @@ class RecipeReleases(pulumi.ComponentResource):
             timeout=timeout_s,
             wait_for_jobs=True,
             max_history=10,
-            opts=child(self, provider=provider, depends_on=after),
+            opts=child(self, depends_on=after),
         )
 
     def _manifest(
         self,
         name: str,
         obj: ManifestObject,
-        provider: k8s.Provider,
         after: list[pulumi.Resource],
+        phase: str = "",
     ) -> pulumi.CustomResource:
-        ident = f"{obj.kind.lower()}-{obj.name}"
+        ident = f"{phase}{obj.kind.lower()}-{obj.name}"
         return pulumi.CustomResource(
             obj.type_token,
             f"{name}-{obj.component}-{ident}",
             dict(obj.obj),
-            child(self, provider=provider, depends_on=after),
+            child(self, depends_on=after),
         )
 
-    def _patches(
-        self, name: str, provider: k8s.Provider
-    ) -> dict[str, k8s.apiextensions.CustomResourcePatch]:
+    def _patches(self, name: str) -> dict[str, k8s.apiextensions.CustomResourcePatch]:
         trainer = self.releases.get(TRAINER_COMPONENT)
         patches: dict[str, k8s.apiextensions.CustomResourcePatch] = {}
         if trainer is None:
@@ -353,7 +363,7 @@ class RecipeReleases(pulumi.ComponentResource):
                 kind=patch["kind"],
                 metadata=patch["metadata"],
                 spec=patch["spec"],
-                opts=child(self, provider=provider, depends_on=trainer_after),
+                opts=child(self, depends_on=trainer_after),
             )
         return patches
 

@@ -1,32 +1,7 @@
-"""Typed stack config: the `gpu-ci:` namespace of `Pulumi.<stack>.yaml`."""
+"""Typed stack config: the `gpu-ci:` namespace of `Pulumi.<stack>.yaml`, composed from the
+config model beside each component (`components/*/..._config.py`)."""
 
-from components.host.host_config import HostConfig, LocalHost, OciVmHost, SshHost
-from components.host.runner_config import RunnerConfig
-from components.oci.network_config import NetworkConfig
-from components.oci.vm_config import ImageConfig, VmCapacityConfig
-from stacks.config.loader import (
-    ConfigError,
-    RawConfig,
-    load_config,
-    raw_from_flat,
-    runtime_raw_config,
-)
+from stacks.config.loader import ConfigError, RawConfig, load_config, raw_from_flat
 from stacks.config.stack import NAMESPACE, StackConfig
 
-__all__ = [
-    "NAMESPACE",
-    "ConfigError",
-    "HostConfig",
-    "ImageConfig",
-    "LocalHost",
-    "NetworkConfig",
-    "OciVmHost",
-    "RawConfig",
-    "RunnerConfig",
-    "SshHost",
-    "StackConfig",
-    "VmCapacityConfig",
-    "load_config",
-    "raw_from_flat",
-    "runtime_raw_config",
-]
+__all__ = ["NAMESPACE", "ConfigError", "RawConfig", "StackConfig", "load_config", "raw_from_flat"]

@@ -18,6 +18,7 @@ from pydantic.fields import FieldInfo
 from components.config_base import CREDENTIAL_FILE
 from core.errors import GpuCiError
 from stacks.config.problems import Problem, _unwrap, holds_credential, problems_from
+from stacks.config.recipe import recipe_problems
 from stacks.config.stack import NAMESPACE, StackConfig
 
 
@@ -71,16 +72,6 @@ def raw_from_flat(flat: Mapping[str, Any], secret_keys: set[str] | frozenset[str
         if k.startswith(prefix)
     )
     return RawConfig(values, secret)
-
-
-def runtime_raw_config() -> RawConfig:
-    """The namespace as the running Pulumi program sees it (CLI or mocks)."""
-    from pulumi.runtime import config as runtime_config  # noqa: PLC0415  (keeps import cheap)
-
-    flat: dict[str, Any] = dict(runtime_config.get_config_env())
-    flat.update(runtime_config.CONFIG.get())
-    secret = set(runtime_config.get_config_secret_keys_env()) | runtime_config._SECRET_KEYS.get()
-    return raw_from_flat(flat, secret)
 
 
 def _credentials_given(
@@ -214,8 +205,6 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
         config = None
     if problems or config is None:
         if "platform" in raw.values:
-            from stacks.layers.platform import recipe_problems  # noqa: PLC0415  (the SDKs)
-
             known = {str(p) for p in problems}
             problems += [p for p in recipe_problems(raw.values) if str(p) not in known]
         raise ConfigError(stack, sorted(problems, key=lambda p: p.key))

@@ -7,21 +7,19 @@ misses of keys and enum values.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic_core import ErrorDetails
 
-from core.errors import GpuCiError, did_you_mean
+from core.errors import did_you_mean
 
-_T = TypeVar("_T")
 _MAX_VALUE = 60
 _INT_HINT = ": write the number itself, unquoted (true, false and text are no numbers)"
 
@@ -67,7 +65,7 @@ class KeyedError(ValueError):
         self.given = given
 
 
-def _top(key: str) -> str:
+def top_key(key: str) -> str:
     """The top-level key (`gpu-ci:runner`) of a full key (`gpu-ci:runner.labels[0]`)."""
     return key.split(".", 1)[0].split("[", 1)[0]
 
@@ -168,7 +166,7 @@ def holds_credential(annotation: Any) -> bool:
     return any(holds_credential(a) for a in get_args(annotation))
 
 
-def _given(value: Any) -> str:
+def given_text(value: Any) -> str:
     text = str(value)
     if "PRIVATE KEY" in text:
         return "[private key, not shown]"
@@ -225,7 +223,7 @@ def describe(
         )
     if err["input"] is None:
         return Problem(walk.path, message)
-    given = "[secret]" if secret else _given(err["input"])
+    given = "[secret]" if secret else given_text(err["input"])
     return Problem(walk.path, f"{message} [given: {given}]")
 
 
@@ -248,70 +246,5 @@ def _keyed(err: ErrorDetails, namespace: str, secret_keys: set[str]) -> Problem 
     key = f"{namespace}:{cause.key}"
     if cause.given is None:
         return Problem(key, cause.message)
-    shown = "[secret]" if _top(key) in secret_keys else _given(cause.given)
+    shown = "[secret]" if top_key(key) in secret_keys else given_text(cause.given)
     return Problem(key, f"{cause.message} [given: {shown}]")
-
-
-@dataclass(frozen=True)
-class ParamKeys:
-    """Where a part of the stack's parameter models (components/host/params.py) come from.
-
-    The models are built from the validated config before anything registers; a value
-    they refuse is reported at the config key it came from. `fields` maps `Model.field`,
-    or a bare `field` (any model), to that full key (`gpu-ci:runner.group`); anything
-    else is reported at `default`. `hints` add, by the same names, how to fix it.
-    """
-
-    default: str
-    fields: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    hints: Mapping[str, str] = dataclasses.field(default_factory=dict)
-
-    def lookup(self, model: str, name: str) -> tuple[str, str | None]:
-        key = self.fields.get(f"{model}.{name}") or self.fields.get(name) or self.default
-        return key, self.hints.get(f"{model}.{name}") or self.hints.get(name)
-
-
-def param_problems(
-    error: ValidationError, keys: ParamKeys, secret_keys: Iterable[str]
-) -> list[Problem]:
-    """A parameter model's validation error as problems at the config keys it came from."""
-    secret = set(secret_keys)
-    seen: dict[str, Problem] = {}
-    for err in error.errors(include_url=False):
-        loc = err["loc"]
-        key, hint = keys.lookup(error.title, str(loc[0]) if loc else "")
-        key += "".join(f"[{part}]" for part in loc[1:] if isinstance(part, int))
-        message = err["msg"].removeprefix("Value error, ")
-        if hint:
-            message = f"{message}; {hint}"
-        given = err.get("input")
-        shown_already = isinstance(given, str) and given in message  # a name it quotes
-        if loc and given is not None and err["type"] != "missing" and not shown_already:
-            shown = "[secret]" if _top(key) in secret else _given(given)
-            message = f"{message} [given: {shown}]"
-        problem = Problem(key, message)
-        seen.setdefault(str(problem), problem)
-    return sorted(seen.values(), key=lambda p: p.key)
-
-
-class ParamCheck:
-    """Builds parameter models from the validated config, collecting what they refuse.
-
-    Each `build` runs one constructor; a refusal becomes problems at the config keys of
-    `keys` and the build returns None, so every part is checked in one pass.
-    """
-
-    def __init__(self, secret_keys: Iterable[str] = ()) -> None:
-        self.secret_keys = frozenset(secret_keys)
-        self.problems: list[Problem] = []
-
-    def build(
-        self, keys: ParamKeys, make: Callable[..., _T], *args: Any, **kwargs: Any
-    ) -> _T | None:
-        try:
-            return make(*args, **kwargs)
-        except ValidationError as err:
-            self.problems += param_problems(err, keys, self.secret_keys)
-        except (GpuCiError, ValueError) as err:  # a rule outside a model (kind layouts)
-            self.problems.append(Problem(keys.default, str(err)))
-        return None

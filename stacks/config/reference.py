@@ -29,17 +29,23 @@ import argparse
 import datetime as dt
 import re
 import sys
-import types
-import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from core import yaml_text
+from stacks.config.annotations import (
+    is_secret,
+    item_type,
+    literals_of,
+    models_of,
+    same_field,
+    tag_field,
+)
 from stacks.config.stack import StackConfig
 
 START = "<!-- config-reference:start -->"
@@ -71,56 +77,9 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _types(annotation: Any) -> list[Any]:
-    """The types an annotation holds: Annotated, Optional and unions unwrapped."""
-    origin = get_origin(annotation)
-    if origin is typing.Annotated:
-        return _types(get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        return [t for arg in get_args(annotation) for t in _types(arg) if t is not type(None)]
-    return [annotation]
-
-
-def _models(annotation: Any) -> list[type[BaseModel]]:
-    return [t for t in _types(annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
-
-
-def _items(annotation: Any) -> Any | None:
-    """The item type of a list or tuple of models (`list[ScaleSet]`), else None."""
-    for kind in _types(annotation):
-        if get_origin(kind) in (list, tuple):
-            args = [a for a in get_args(kind) if a is not Ellipsis]
-            if len(args) == 1 and _models(args[0]):
-                return args[0]
-    return None
-
-
 def _is_section(info: FieldInfo) -> bool:
     """A field holding a model or a list of models: listed after the plain fields."""
-    return bool(_models(info.annotation)) or _items(info.annotation) is not None
-
-
-def _secret(annotation: Any) -> bool:
-    return SecretStr in _types(annotation)
-
-
-def _literals(annotation: Any) -> list[str]:
-    kinds = _types(annotation)
-    if len(kinds) == 1 and get_origin(kinds[0]) is Literal:
-        return [str(v) for v in get_args(kinds[0])]
-    return []
-
-
-def _tag_field(members: list[type[BaseModel]]) -> str:
-    """The field whose Literal value tells the members of a discriminated union apart."""
-    for name in members[0].model_fields:
-        values = [
-            _literals(m.model_fields[name].annotation) if name in m.model_fields else []
-            for m in members
-        ]
-        if all(len(v) == 1 for v in values) and len({v[0] for v in values}) == len(members):
-            return name
-    raise TypeError(f"no discriminator among {[m.__name__ for m in members]}")
+    return bool(models_of(info.annotation)) or item_type(info.annotation) is not None
 
 
 def _scalar(value: str, *, top: bool) -> str:
@@ -211,15 +170,15 @@ class _Walker:
             shown = "required" if value is _UNSET else "none" if value is None else ""
             if not shown:
                 shown = f"`{_yaml(value, top=True)}`"
-        literals = _literals(annotation)
+        literals = literals_of(annotation)
         if len(literals) > 1 and not any(f"`{v}`" in meaning for v in literals):
             *first, last = [f"`{v}`" for v in literals]
             meaning += f"; one of {', '.join(first)} or {last}"
-        if _secret(annotation):
+        if is_secret(annotation):
             meaning = f"(secret) {meaning}"
-        nested = _models(annotation)
-        items = _items(annotation)
-        below = _models(items) if items is not None else nested
+        nested = models_of(annotation)
+        items = item_type(annotation)
+        below = models_of(items) if items is not None else nested
         instance = value if isinstance(value, BaseModel) and items is None else None
         again = len(below) == 1 and below[0] in self.expanded and instance is None
         if again:
@@ -235,31 +194,19 @@ class _Walker:
             self.union(below, prefix, variants)
 
     def union(self, members: list[type[BaseModel]], prefix: str, variants: tuple[str, ...]) -> None:
-        tag = _tag_field(members)
-        tags = [_literals(m.model_fields[tag].annotation)[0] for m in members]
+        tag = tag_field(members)
+        tags = [literals_of(m.model_fields[tag].annotation)[0] for m in members]
         choices = "; ".join(
             f"`{value}`: {member.model_fields[tag].description or ''}"
             for value, member in zip(tags, members, strict=True)
         )
         tagged = tuple((member, tag) for member in members)
         self.rows.append(Row(f"{prefix}{tag}", variants, "required", choices, tagged))
-        shared = [n for n in members[0].model_fields if n != tag and _same(members, n)]
+        shared = [n for n in members[0].model_fields if n != tag and same_field(members, n)]
         self.model(members[0], prefix, None, variants, shared, tuple(members))
         for value, member in zip(tags, members, strict=True):
             own = [n for n in member.model_fields if n != tag and n not in shared]
             self.model(member, prefix, None, (*variants, value), own)
-
-
-def _same(members: list[type[BaseModel]], name: str) -> bool:
-    """Whether every member has field `name`, declared alike (an inherited one)."""
-    fields = [m.model_fields.get(name) for m in members]
-    first = fields[0]
-    return first is not None and all(
-        f is not None
-        and (f.annotation, f.default, f.default_factory, f.description)
-        == (first.annotation, first.default, first.default_factory, first.description)
-        for f in fields
-    )
 
 
 def reference_rows() -> list[Row]:

@@ -14,8 +14,10 @@ from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from components.arc.arc_config import ArcConfig
-from components.cluster.kind_config import ClusterSpecError, NvkindClusterSpec, kubeconfig_server
+from components.arc.capacity_config import ArcConfig
+from components.cluster.api_server import kubeconfig_server
+from components.cluster.cluster_config import NvkindClusterSpec
+from components.cluster.errors import ClusterSpecError
 from components.config_base import ConfigModel, Ocid
 from components.host.host_config import HostConfig
 from components.host.runner_config import RunnerConfig
@@ -24,7 +26,7 @@ from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
 from components.platform.platform_config import PlatformConfig
 from stacks.config.problems import KeyedError
-from stacks.layers.cost import Usage
+from stacks.config.usage import Usage
 
 NAMESPACE = "gpu-ci"
 PLATFORM_CLUSTER_STACK = f"{NAMESPACE}:platform.clusterStack"

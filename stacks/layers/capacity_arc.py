@@ -20,17 +20,20 @@ from typing import Any
 
 import pulumi
 
-from components.arc.arc_config import ArcConfig, GpuPodScaleSet, OkePool, Toleration
+from components.arc.capacity_config import ArcConfig
 from components.arc.cleanup import FailedRunnerCleanup, FailedRunnerCleanupArgs
 from components.arc.controller import ArcController, ArcControllerArgs
 from components.arc.kubeconfig_cluster import KubeconfigCluster, KubeconfigClusterArgs
 from components.arc.oke import OkeCluster, OkeClusterArgs
+from components.arc.oke_config import OkePool
+from components.arc.pod_config import Toleration
+from components.arc.pod_spec import GPU, Placement, toleration_spec
 from components.arc.scale_set import ArcRunnerScaleSet, ArcRunnerScaleSetArgs, LaunchNetwork
-from components.arc.values import GPU, Placement
+from components.arc.scale_set_config import GpuPodScaleSet
 from components.oci.network import OciNetwork, OciNetworkArgs
-from stacks.compose import ClusterReferences, StackContext, tags
 from stacks.config import StackConfig
 from stacks.config.stack import ARC_CLUSTER_STACK
+from stacks.context import ClusterReferenceSource, StackContext, tags
 from stacks.outputs import arc_capacity_outputs
 
 GPU_TOLERATION = {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}
@@ -40,7 +43,7 @@ def pool_placement(pool: OkePool) -> Placement:
     """Pods that run on `pool`: its labels as selector, a toleration per taint."""
     return Placement(
         node_selector=dict(pool.labels),
-        tolerations=[t.toleration().to_k8s() for t in pool.taints],
+        tolerations=[toleration_spec(t.toleration()) for t in pool.taints],
     )
 
 
@@ -50,14 +53,16 @@ def _explicit(
     return Placement(
         node_selector=dict(selector) if selector is not None else dict(default.node_selector),
         tolerations=(
-            [t.to_k8s() for t in tolerations]
+            [toleration_spec(t) for t in tolerations]
             if tolerations is not None
             else [dict(t) for t in default.tolerations]
         ),
     )
 
 
-def build_arc_capacity(cfg: StackConfig, ctx: StackContext, references: ClusterReferences) -> Any:
+def build_arc_capacity(
+    cfg: StackConfig, ctx: StackContext, references: ClusterReferenceSource
+) -> Any:
     arc = cfg.arc
     assert arc is not None  # guaranteed by validation
     common_tags = tags(cfg, ctx)
@@ -98,12 +103,11 @@ def build_arc_capacity(cfg: StackConfig, ctx: StackContext, references: ClusterR
     controller = ArcController(
         "arc-controller",
         ArcControllerArgs(
-            provider=provider,
             config=arc.controller,
             runners_namespace=arc.runnersNamespace,
             placement=system,
-            depends_on=cpu_after,
         ),
+        pulumi.ResourceOptions(provider=provider, depends_on=cpu_after),
     )
     launch = (
         LaunchNetwork(subnet_id=network.subnet_id, nsg_id=network.nsg_id)
@@ -115,7 +119,6 @@ def build_arc_capacity(cfg: StackConfig, ctx: StackContext, references: ClusterR
         ArcRunnerScaleSet(
             f"scale-set-{ss.name}",
             ArcRunnerScaleSetArgs(
-                provider=provider,
                 namespace=arc.runnersNamespace,
                 scale_set=ss,
                 chart_version=arc.controller.chartVersion,
@@ -126,6 +129,9 @@ def build_arc_capacity(cfg: StackConfig, ctx: StackContext, references: ClusterR
                 listener=system,
                 compartment_id=cfg.compartmentId,
                 network=launch,
+            ),
+            pulumi.ResourceOptions(
+                provider=provider,
                 depends_on=[controller, *(gpu_after if is_gpu else cpu_after)],
             ),
         )
@@ -133,12 +139,11 @@ def build_arc_capacity(cfg: StackConfig, ctx: StackContext, references: ClusterR
         FailedRunnerCleanup(
             "failed-runner-cleanup",
             FailedRunnerCleanupArgs(
-                provider=provider,
                 namespace=arc.runnersNamespace,
                 config=arc.failedRunnerCleanup,
                 placement=system,
-                depends_on=[controller],
             ),
+            pulumi.ResourceOptions(provider=provider, depends_on=[controller]),
         )
     return _outputs(arc, controller, oke, network)
 

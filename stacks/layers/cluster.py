@@ -10,19 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+
 from components.cluster.nvkind import NvkindCluster, NvkindClusterArgs, cluster_params
+from components.cluster.ready import ClusterReady, ClusterReadyArgs
 from components.host.chain import PlannedStep
-from components.host.params import (
+from components.host.cluster_params import (
     ClusterKubeconfigParams,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
-    Step,
 )
 from components.host.render import render_script
-from stacks.compose import CLUSTER_KEYS
+from components.host.step import Step
 from stacks.config import StackConfig
-from stacks.config.problems import ParamCheck
+from stacks.config.param_keys import CLUSTER_KEYS
+from stacks.config.param_problems import ParamCheck
 from stacks.facts import stack_facts
 from stacks.layers.host import Machine
 from stacks.outputs import ClusterOutputs
@@ -69,6 +72,15 @@ class ClusterLayer:
     contract: ClusterOutputs
     exports: dict[str, Any]
 
+    def await_ready(self, after: list[pulumi.Resource]) -> ClusterReady:
+        """The wait for Ready nodes and allocatable GPUs, after what installs the device
+        plugin (`after`): the platform layer calls it once its releases exist."""
+        return ClusterReady(
+            self.cluster.pulumi_resource_name,
+            ClusterReadyArgs(cluster=self.cluster),
+            pulumi.ResourceOptions(depends_on=after),
+        )
+
 
 def build_cluster_layer(
     cfg: StackConfig, machine: Machine, prepared: PreparedCluster
@@ -86,8 +98,8 @@ def build_cluster_layer(
             identity=machine.args.identity,
             after_digest=machine.args.steps[-1].digest,
             tool_pins=cluster_tool_pins(machine.args.steps),
-            depends_on=[machine.host.last],
         ),
+        pulumi.ResourceOptions(depends_on=[machine.host.last]),
     )
     contract = ClusterOutputs(
         name=spec.name,

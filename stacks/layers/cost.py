@@ -16,7 +16,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
+import pulumi
 from pydantic import BaseModel, ConfigDict, Field
+
+from components.oci.shapes import GPU_SHAPES
+from stacks.config import StackConfig
+from stacks.config.usage import Usage
+from stacks.outputs import CapacityCost, CostOutputs
 
 HOURS_PER_MONTH = 730.0
 """OCI (like the other clouds) bills a month as 730 hours."""
@@ -61,50 +67,6 @@ BOOT_VOLUME_USD_PER_GB_MONTH = 0.0255 + 10 * 0.0017
 OCI block volume price list (oracle.com/cloud/storage/block-volumes/pricing)."""
 
 
-class Usage(BaseModel):
-    """How much GPU CI a project runs; what scale-to-zero capacity is billed for."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    jobsPerDay: float = Field(10, ge=0, description="GPU jobs a day, averaged over a month")
-    minutesPerJob: float = Field(
-        60, gt=0, description="GPU minutes per job (Kubeflow Trainer's GPU e2e takes ~60)"
-    )
-    overheadMinutesPerJob: float = Field(
-        8, ge=0, description="VM launch, boot and teardown billed around each job"
-    )
-
-
-class CapacityCost(BaseModel):
-    """Estimated monthly compute cost of one capacity choice, and the alternative."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    contractVersion: Literal[1] = 1
-    currency: Literal["USD"] = "USD"
-    shape: str
-    gpus: int
-    vms: int
-    alwaysOnMonthly: float
-    scaleToZeroMonthly: float
-    breakEvenJobsPerDay: float
-    usage: Usage
-    priceSource: str
-
-    def line(self, chosen: Literal["vm", "arc"]) -> str:
-        """One line for the plan: the chosen capacity first, then the other."""
-        on = f"${self.alwaysOnMonthly:,.0f}/month for {self.vms} x {self.shape} always on"
-        zero = (
-            f"${self.scaleToZeroMonthly:,.0f}/month scale-to-zero at "
-            f"{self.usage.jobsPerDay:g} jobs/day x {self.usage.minutesPerJob:g} min"
-        )
-        first, second = (on, zero) if chosen == "vm" else (zero, on)
-        return (
-            f"estimated compute: {first} (vs {second}; break-even "
-            f"{self.breakEvenJobsPerDay:.1f} jobs/day)"
-        )
-
-
 class UnpricedShapeError(ValueError):
     """No list price is known for the shape's GPU model."""
 
@@ -139,16 +101,6 @@ def estimate(
         usage=usage,
         priceSource=price.source,
     )
-
-
-class CostOutputs(BaseModel):
-    """Export `cost`: the estimate for each priced piece of GPU capacity, as plan lines."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    contractVersion: Literal[1] = 1
-    estimates: list[CapacityCost]
-    lines: list[str]
 
 
 def capacity_costs(
@@ -187,3 +139,13 @@ def capacity_costs(
         ),
         unpriced,
     )
+
+
+def cost_estimate(cfg: StackConfig) -> dict[str, Any]:
+    """The monthly compute estimate: a known value, so a preview shows it."""
+    costs, unpriced = capacity_costs(cfg.capacity, cfg.vm, cfg.arc, cfg.usage, GPU_SHAPES)
+    for shape in unpriced:
+        pulumi.log.warn(
+            f"no cost estimate for {shape}: stacks/layers/cost.py has no price for its GPU"
+        )
+    return costs.model_dump(mode="json")

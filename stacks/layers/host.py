@@ -19,22 +19,24 @@ from components.host.compat import check
 from components.host.connection import ssh_connection, ssh_proxy
 from components.host.github_runner import GithubRunner, GithubRunnerArgs, runner_steps
 from components.host.gpu_host import GpuHost, GpuHostArgs
-from components.host.host_config import HostConfig, OciVmHost, SshHost, combination
-from components.host.params import (
+from components.host.host_config import HostConfig, OciVmHost, SshHost
+from components.host.render import render_script
+from components.host.runner_config import RunnerConfig
+from components.host.runner_params import (
     RUNNER_NAME_MAX,
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
-    Step,
     shape_runner_label,
 )
-from components.host.render import render_script
-from components.host.runner_config import RunnerConfig
+from components.host.step import Step
+from components.host.versions_config import combination
 from components.oci.shapes import GPU_SHAPES
-from stacks.compose import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS, StackContext
 from stacks.config import StackConfig
-from stacks.config.problems import ParamCheck, ParamKeys
+from stacks.config.param_keys import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS
+from stacks.config.param_problems import ParamCheck, ParamKeys
 from stacks.config.stack import NAMESPACE
+from stacks.context import StackContext
 from stacks.outputs import host_outputs
 
 
@@ -168,6 +170,7 @@ def build_host_layer(
     _warn_unknown_combination(host)
     names = [name for name, _ in prepared.names]
     machines: list[GpuHostArgs] = []  # one per name
+    waits: list[list[pulumi.Resource]] = []  # per machine: what its first step waits for
     gpus = prepared.gpus
     steps, access = prepared.steps, prepared.access_step
     if isinstance(host, OciVmHost):
@@ -183,14 +186,19 @@ def build_host_layer(
                 identity=instance.instance_id,
                 steps=steps,
                 access_step=access,
-                depends_on=[instance],
             )
             machines.append(args)
+            waits.append([instance])
     elif isinstance(host, SshHost):
         machines.append(_ssh_host_args(host, steps))
+        waits.append([])
     else:
         machines.append(_local_host_args(steps))
-    hosts = [GpuHost(name, args) for name, args in zip(names, machines, strict=True)]
+        waits.append([])
+    hosts = [
+        GpuHost(name, args, pulumi.ResourceOptions(depends_on=after))
+        for name, args, after in zip(names, machines, waits, strict=True)
+    ]
     runners = []
     if cfg.runner is not None:
         for name, args, gpu_host, params in zip(
@@ -226,8 +234,8 @@ def _runner(
             runner=params,
             key=key,
             app_private_key=runner.githubApp.privateKey,
-            depends_on=[gpu_host.last],
         ),
+        pulumi.ResourceOptions(depends_on=[gpu_host.last]),
     )
 
 

@@ -26,50 +26,12 @@ project's namespace is refused here, with the nested form to write instead. An
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import GpuCiError, did_you_mean
-from stacks.offline.stack_file import _as_cli_string, _is_secure, _read_document, _strip_secure
-
-ESC_DIR = "esc"
-DEFAULT_PROJECT = "default"  # where ESC keeps environments named without a project
-_NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
-_DEFINITION_KEYS = ("imports", "values")
-_INTERPOLATION = re.compile(r"(?<!\$)\$\{[^}]*\}?")
-
-
-@dataclass(frozen=True)
-class _Secret:
-    """An `fn::secret` value: what its placeholder's digest is taken of."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class _Leaf:
-    """A value that replaces, never merges: a scalar, a list or a secret."""
-
-    value: Any  # plain JSON, with _Secret where a secret was
-    source: str  # the environment that gave it
-
-
-_Tree = dict[str, Any]  # str -> _Tree | _Leaf
-
-
-def _split_name(name: str, importer: str) -> tuple[str, str]:
-    base = name.split("@", 1)[0]  # `gpu-ci/dev@8`, `gpu-ci/dev@stable`: one definition here
-    parts = base.split("/")
-    if len(parts) == 1:
-        parts = [DEFAULT_PROJECT, *parts]
-    if len(parts) != 2 or not all(_NAME_PART.fullmatch(p) and p not in (".", "..") for p in parts):
-        raise GpuCiError(
-            f"{importer}: {name!r} is not an ESC environment name; write PROJECT/ENV, "
-            "like gpu-ci/dev"
-        )
-    return parts[0], parts[1]
+from core.errors import GpuCiError
+from stacks.offline.cli_values import as_cli_string, is_secure, strip_secure
+from stacks.offline.esc_definitions import EnvironmentReader, EscSecret, Leaf, Tree, merge_trees
 
 
 def apply_environments(
@@ -92,10 +54,10 @@ def apply_environments(
             f"{stack_file}: `environment` must be a list of ESC environment names, like "
             "environment: [gpu-ci/dev]"
         )
-    reader = _Reader(root)
-    merged: _Tree = {}
+    reader = EnvironmentReader(root)
+    merged: Tree = {}
     for name in names:
-        merged = _merge(merged, reader.pulumi_config(name, stack_file, ()))
+        merged = merge_trees(merged, reader.pulumi_config(name, stack_file, ()))
     by_key = _config_keys(merged, project, reader)
     merger = _StackMerge()
     stack_keys = {_normal_key(str(k)): str(k) for k in raw}
@@ -108,7 +70,7 @@ def apply_environments(
             config[key] = _cli_text(value)
             if is_secret:
                 secret.add(key)
-        elif isinstance(raw[own], dict) and not _is_secure(raw[own]) and isinstance(tree, dict):
+        elif isinstance(raw[own], dict) and not is_secure(raw[own]) and isinstance(tree, dict):
             value, is_secret = _finish(merger.under(json.loads(config[own]), tree, own), own)
             config[own] = _cli_text(value)
             if is_secret:
@@ -116,141 +78,6 @@ def apply_environments(
         else:
             merger.kept(own, tree)
     return tuple(merger.note(stack_file, name, reader.files[name]) for name in reader.files)
-
-
-class _Reader:
-    """Reads environment definitions, each once, in the order they are first imported."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files: dict[str, str] = {}  # environment name -> its file (relative)
-        self.definitions: dict[str, _Tree] = {}
-
-    def pulumi_config(self, name: str, importer: str, chain: tuple[str, ...]) -> _Tree:
-        """The `values.pulumiConfig` of environment `name`, its imports merged under it."""
-        project, env = _split_name(name, importer)
-        key = f"{project}/{env}"
-        if key in chain:
-            raise GpuCiError(
-                f"{importer}: ESC environment imports form a cycle: {' -> '.join((*chain, key))}"
-            )
-        if key in self.definitions:
-            return self.definitions[key]
-        rel = f"{ESC_DIR}/{project}/{env}.yaml"
-        path = self.root / rel
-        if not path.is_file():
-            raise GpuCiError(
-                f"{importer} imports ESC environment {name}, which the offline plan cannot "
-                f"open: put its definition (the YAML `pulumi env edit {key}` shows, with "
-                f"placeholders for its secrets) in {rel}"
-            )
-        self.files.setdefault(name, rel)
-        doc = _read(path, rel)
-        if not isinstance(doc, dict):
-            raise GpuCiError(
-                f"{rel}: an ESC environment definition is a mapping with values: (and "
-                "imports:, if any)"
-            )
-        for top in doc:
-            if top not in _DEFINITION_KEYS:
-                guess = did_you_mean(str(top), _DEFINITION_KEYS)
-                hint = f" (did you mean {guess!r}?)" if guess else ""
-                raise GpuCiError(
-                    f"{rel}: unknown top-level key {top!r}{hint}; an ESC environment "
-                    "definition holds imports and values"
-                )
-        imports = doc.get("imports") or []
-        if not isinstance(imports, list) or not all(isinstance(i, str) for i in imports):
-            raise GpuCiError(
-                f"{rel}: imports must be a list of ESC environment names, like "
-                "imports: [gpu-ci/common]"
-            )
-        merged: _Tree = {}
-        for imported in imports:
-            merged = _merge(merged, self.pulumi_config(imported, rel, (*chain, key)))
-        values = doc.get("values") or {}
-        if not isinstance(values, dict):
-            raise GpuCiError(f"{rel}: values must be a mapping (pulumiConfig: goes in it)")
-        own = values.get("pulumiConfig") or {}
-        if not isinstance(own, dict):
-            raise GpuCiError(
-                f"{rel}: values.pulumiConfig must be a mapping of config keys to values, "
-                "like oci:region: us-ashburn-1"
-            )
-        tree = {str(k): _tree(v, f"values.pulumiConfig.{k}", name, rel) for k, v in own.items()}
-        self.definitions[key] = _merge(merged, tree)
-        return self.definitions[key]
-
-
-def _read(path: Path, rel: str) -> Any:
-    """The file as stack files are read (YAML 1.2, hardened), errors naming `rel`."""
-    try:
-        return _read_document(path).data
-    except GpuCiError as err:
-        message = str(err)
-        if message.startswith(f"{path.name}:"):
-            message = rel + message[len(path.name) :]
-        raise GpuCiError(message) from None
-
-
-def _tree(value: Any, where: str, source: str, rel: str) -> _Tree | _Leaf:
-    """An environment's value: mappings stay mappings (they merge); the rest are leaves."""
-    if isinstance(value, dict) and not any(str(k).startswith("fn::") for k in value):
-        return {str(k): _tree(v, f"{where}.{k}", source, rel) for k, v in value.items()}
-    return _Leaf(_evaluated(value, where, rel), source)
-
-
-def _evaluated(value: Any, where: str, rel: str) -> Any:
-    """`value` as plain JSON with _Secret for `fn::secret`; what needs ESC is refused."""
-    if isinstance(value, dict):
-        functions = [str(k) for k in value if str(k).startswith("fn::")]
-        if functions and len(value) > 1:
-            raise GpuCiError(
-                f"{rel}: {where} has {functions[0]} beside other keys; a function call is "
-                "the only key of its mapping"
-            )
-        if functions == ["fn::secret"]:
-            return _secret(value["fn::secret"], where, rel)
-        if functions:
-            raise GpuCiError(
-                f"{rel}: {where} uses {functions[0]}, which the offline plan cannot evaluate; "
-                "write the value it gives in this file (a placeholder under fn::secret, for "
-                "a secret)"
-            )
-        return {str(k): _evaluated(v, f"{where}.{k}", rel) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_evaluated(v, f"{where}[{i}]", rel) for i, v in enumerate(value)]
-    if isinstance(value, str):
-        found = _INTERPOLATION.search(value)
-        if found:
-            raise GpuCiError(
-                f"{rel}: {where} interpolates {found.group()}, which the offline plan cannot "
-                "evaluate; write the value itself in this file (a placeholder under "
-                "fn::secret, for a secret)"
-            )
-        return value.replace("$${", "${")
-    return value
-
-
-def _secret(value: Any, where: str, rel: str) -> _Secret:
-    """`fn::secret: TEXT`, or the `fn::secret: {ciphertext: ...}` that ESC saves."""
-    if isinstance(value, dict) and set(value) == {"ciphertext"}:
-        value = value["ciphertext"]
-    if not isinstance(value, str):
-        raise GpuCiError(
-            f"{rel}: {where}: fn::secret takes a string (here, a placeholder), like "
-            "fn::secret: placeholder"
-        )
-    return _Secret(value)
-
-
-def _merge(base: _Tree, patch: _Tree) -> _Tree:
-    """ESC's merge: `patch` over `base`, mappings key by key, anything else replaced."""
-    out = dict(base)
-    for key, new in patch.items():
-        old = out.get(key)
-        out[key] = _merge(old, new) if isinstance(old, dict) and isinstance(new, dict) else new
-    return out
 
 
 def _normal_key(key: str) -> str:
@@ -261,9 +88,9 @@ def _normal_key(key: str) -> str:
     return key
 
 
-def _config_keys(merged: _Tree, project: str, reader: _Reader) -> dict[str, _Tree | _Leaf]:
+def _config_keys(merged: Tree, project: str, reader: EnvironmentReader) -> dict[str, Tree | Leaf]:
     """The merged `pulumiConfig` by config key, as the CLI parses its keys."""
-    out: dict[str, _Tree | _Leaf] = {}
+    out: dict[str, Tree | Leaf] = {}
     given: dict[str, str] = {}
     for raw_key, tree in merged.items():
         rel = ", ".join(sorted({reader.files[s] for s in _sources(tree)})) or ", ".join(
@@ -307,7 +134,7 @@ def _dotted_key(rel: str, raw_key: str, namespace: str, name: str) -> str:
     )
 
 
-def _plain(tree: _Tree | _Leaf) -> Any:
+def _plain(tree: Tree | Leaf) -> Any:
     """`tree` as plain JSON, secrets as `{"secure": ...}` (placeholders once finished)."""
     if isinstance(tree, dict):
         return {k: _plain(v) for k, v in tree.items()}
@@ -315,7 +142,7 @@ def _plain(tree: _Tree | _Leaf) -> Any:
 
 
 def _secured(value: Any) -> Any:
-    if isinstance(value, _Secret):
+    if isinstance(value, EscSecret):
         return {"secure": value.text}
     if isinstance(value, dict):
         return {k: _secured(v) for k, v in value.items()}
@@ -327,7 +154,7 @@ def _secured(value: Any) -> Any:
 def _finish(value: Any, key: str) -> tuple[Any, bool]:
     """Secrets replaced by `offline-placeholder:PATH:DIGEST`, and whether there was one."""
     found: list[str] = []
-    done = _strip_secure(value, key, found)
+    done = strip_secure(value, key, found)
     return done, bool(found)
 
 
@@ -337,19 +164,19 @@ def _cli_text(value: Any) -> str:
         return ""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         return str(int(value))  # Go writes a whole float64 without a fraction
-    return _as_cli_string(value)
+    return as_cli_string(value)
 
 
-def _sources(tree: _Tree | _Leaf) -> set[str]:
+def _sources(tree: Tree | Leaf) -> set[str]:
     if isinstance(tree, dict):
         return set().union(*(_sources(v) for v in tree.values())) if tree else set()
     return {tree.source}
 
 
 def _has_secret(value: Any) -> bool:
-    if isinstance(value, _Secret):
+    if isinstance(value, EscSecret):
         return True
-    if isinstance(value, _Leaf):
+    if isinstance(value, Leaf):
         return _has_secret(value.value)
     if isinstance(value, dict):
         return any(_has_secret(v) for v in value.values())
@@ -365,7 +192,7 @@ class _StackMerge:
         self.given: dict[str, list[str]] = {}  # environment -> paths it set
         self.kept_paths: dict[str, list[str]] = {}  # environment -> paths the stack file kept
 
-    def added(self, tree: _Tree | _Leaf, path: str) -> None:
+    def added(self, tree: Tree | Leaf, path: str) -> None:
         """`tree` goes in at `path`, where the stack file has nothing: note who gave it
         (each part's own environment, where several did)."""
         sources = _sources(tree)
@@ -374,18 +201,18 @@ class _StackMerge:
                 self.added(sub, f"{path}.{key}")
             return
         label = path
-        if isinstance(tree, _Leaf) and isinstance(tree.value, _Secret):
+        if isinstance(tree, Leaf) and isinstance(tree.value, EscSecret):
             label = f"{path} (secret, offline placeholder)"
         elif _has_secret(tree):
             label = f"{path} (its secrets as offline placeholders)"
         for source in sources:
             self.given.setdefault(source, []).append(label)
 
-    def kept(self, path: str, tree: _Tree | _Leaf) -> None:
+    def kept(self, path: str, tree: Tree | Leaf) -> None:
         for source in _sources(tree):
             self.kept_paths.setdefault(source, []).append(path)
 
-    def under(self, stack: Any, tree: _Tree | _Leaf, path: str) -> Any:
+    def under(self, stack: Any, tree: Tree | Leaf, path: str) -> Any:
         """The stack file's `stack` at `path`, with what `tree` adds where it has nothing."""
         if not (isinstance(stack, dict) and isinstance(tree, dict)):
             self.kept(path, tree)

@@ -3,7 +3,8 @@
 The offline plan needs answers to invokes (which images exist, which availability domains a
 region has) and ids for new resources. Each answer is derived from its arguments alone, so
 the same config always plans to the same bytes. An invoke without a fake here fails loudly:
-a silently empty answer would plan something that `pulumi up` would not create.
+a silently empty answer would plan something that `pulumi up` would not create. A
+StackReference reads the exports of a stack planned first (`reference_exports`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import GpuCiError
+from stacks.offline.values import has_secret, has_unknown, reveal
 
 _OCID_KIND = {
     "oci:Core/vcn:Vcn": "vcn",
@@ -51,6 +53,30 @@ class StackExports:
 
     outputs: dict[str, Any]
     secret_names: frozenset[str] = field(default_factory=frozenset)
+
+
+def reference_exports(stack: str, exports: dict[str, Any]) -> StackExports:
+    """A planned stack's exports as a StackReference to it reads them.
+
+    An export with a secret anywhere inside is a secret output (the engine lists it in
+    `secretOutputNames`, so the reading stack gets it as a secret).
+
+    The SDK makes a StackReference's whole `outputs` unknown if any value in it is, which
+    would hide every export behind one VM's IP. So a secret only known after deployment (a
+    kubeconfig) reads as a placeholder, as `secure:` config values do offline, and other
+    exports with unknown parts are left out: exports the plan knows stay readable.
+    """
+    outputs = {}
+    for name, value in exports.items():
+        plain = reveal(value)
+        if not has_unknown(plain):
+            outputs[name] = plain
+        elif has_secret(value):
+            outputs[name] = f"offline-placeholder:{stack}.{name}"
+    return StackExports(
+        outputs=outputs,
+        secret_names=frozenset(k for k, v in exports.items() if has_secret(v)),
+    )
 
 
 FAKE_KUBECONFIG = """apiVersion: v1

@@ -19,11 +19,8 @@ Old snapshots (written before options were recorded) are read with the engine's 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from functools import cache
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from stacks.offline.diff_paths import (
@@ -34,8 +31,9 @@ from stacks.offline.diff_paths import (
     rule_segments,
     segments,
 )
+from stacks.offline.replacement_rules import Rules, load_rules
+from stacks.offline.snapshot_graph import identity_keys, run_order
 
-RULES = Path(__file__).resolve().parent / "replacements"
 Op = Literal["create", "update", "replace", "delete"]
 UNKNOWN = "[unknown]"
 SECRET = "[secret]"
@@ -43,124 +41,6 @@ KNOWN = "[known]"
 """The old side of an input that is known now and unknown until an upstream change runs."""
 PROVIDER = "provider"
 """The `replaceBecause` entry of a resource replaced because its provider is."""
-
-
-@dataclass(frozen=True)
-class TypeRules:
-    """What a provider does with one resource type's input changes."""
-
-    force_new: tuple[str, ...] = ()
-    delete_before_replace: bool = False
-    outputs_unknown_on_update: bool = False
-    source: str = ""
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The providers' replacement rules, per Pulumi type token (`for_type`)."""
-
-    exact: dict[str, TypeRules]
-    kubernetes_every_kind: tuple[str, ...]
-    kubernetes_named_dbr: bool
-    config_map_unless_mutable: tuple[str, ...]
-    secret_unless_mutable: tuple[str, ...]
-    kubeconfig_unknown_replaces: bool
-
-    def for_type(self, type_: str, provider_inputs: Mapping[str, Any] | None = None) -> TypeRules:
-        provider_inputs = provider_inputs or {}
-        if type_ in self.exact:
-            rules = self.exact[type_]
-        elif type_.startswith("kubernetes:"):
-            rules = TypeRules(
-                self.kubernetes_every_kind,
-                self.kubernetes_named_dbr,
-                source="pulumi-kubernetes diff.go: every kind",
-            )
-        else:
-            return TypeRules()
-        if type_ == "kubernetes:core/v1:ConfigMap" and not provider_inputs.get(
-            "enableConfigMapMutable"
-        ):
-            rules = _extend(rules, self.config_map_unless_mutable)
-        if type_ == "kubernetes:core/v1:Secret" and not provider_inputs.get("enableSecretMutable"):
-            rules = _extend(rules, self.secret_unless_mutable)
-        return rules
-
-
-def _extend(rules: TypeRules, paths: Iterable[str]) -> TypeRules:
-    return replace(rules, force_new=(*rules.force_new, *paths))
-
-
-def camel(path: str) -> str:
-    """A Terraform attribute path in Pulumi's names: `create_vnic_details.subnet_id` ->
-    `createVnicDetails.subnetId`."""
-
-    def one(part: str) -> str:
-        head, *rest = part.split("_")
-        return head + "".join(w[:1].upper() + w[1:] for w in rest)
-
-    return ".".join(one(p) for p in path.split("."))
-
-
-def _flag(value: Any) -> bool:
-    return bool(value["value"] if isinstance(value, dict) else value)
-
-
-def _read(name: str) -> Any:
-    return json.loads((RULES / name).read_text(encoding="utf-8"))
-
-
-@cache
-def load_rules() -> Rules:
-    """The rules as `stacks/offline/replacements/` states them (see its rules.json)."""
-    how = _read("rules.json")
-    oci = _read("oci-terraform-forcenew.json")
-    k8s = _read("kubernetes-forcenew.json")
-    exact: dict[str, TypeRules] = {}
-    oci_how = how["oci"]
-    for tf_type, token in oci_how["types"].items():
-        paths = [camel(p) for p in oci[tf_type]["forceNew"]]
-        for rule in oci_how["customizeDiff"].get(tf_type, []):
-            paths += rule["paths"]
-        exact[token] = TypeRules(
-            tuple(paths),
-            _flag(oci_how["deleteBeforeReplace"]),
-            _flag(oci_how["outputsUnknownOnUpdate"]),
-            f"terraform-provider-oci {tf_type}",
-        )
-    k8s_how = how["kubernetes"]
-    named = _flag(k8s_how["deleteBeforeReplaceWhenNamed"])
-    every = tuple(k8s["everyKind"])
-    for group_version, kinds in k8s["kinds"].items():
-        for kind, paths in kinds.items():
-            exact[f"kubernetes:{group_version}:{kind}"] = TypeRules(
-                (*every, *paths), named, source=f"pulumi-kubernetes diff.go {kind}"
-            )
-    helm = k8s["helmReleaseV3"]
-    exact["kubernetes:helm.sh/v3:Release"] = TypeRules(
-        tuple(helm["forceNew"]),
-        bool(helm["deleteBeforeReplace"]),
-        source="pulumi-kubernetes helm_release.go",
-    )
-    cmd = how["command"]
-    for token in cmd["types"]:
-        exact[token] = TypeRules(
-            tuple(cmd["forceNew"]),
-            _flag(cmd["deleteBeforeReplace"]),
-            _flag(cmd["outputsUnknownOnUpdate"]),
-            "pulumi-command",
-        )
-    return Rules(
-        exact=exact,
-        kubernetes_every_kind=every,
-        kubernetes_named_dbr=named,
-        config_map_unless_mutable=tuple(k8s["configMapUnlessMutable"]),
-        secret_unless_mutable=tuple(k8s["secretUnlessMutable"]),
-        kubeconfig_unknown_replaces=_flag(k8s_how["kubeconfigUnknownReplacesProvider"]),
-    )
-
-
-# -- the classification ----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -212,49 +92,6 @@ def _custom(r: Mapping[str, Any]) -> bool:
 
 def _options(r: Mapping[str, Any]) -> dict[str, Any]:
     return dict(r.get("options") or {})
-
-
-def identity_keys(snap: Mapping[str, Any]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Each resource's (type, name) chain from the stack down: the same resource under both
-    URN spellings (the mock engine's, which kept only the parent's last type and prefixed
-    the stack's, and the engine's, which keeps the whole chain)."""
-    by_urn = {r["urn"]: r for r in snap["resources"]}
-    out: dict[str, tuple[tuple[str, str], ...]] = {}
-
-    def key(urn: str, seen: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
-        if urn in out:
-            return out[urn]
-        r = by_urn[urn]
-        parent = r.get("parent") or ""
-        own = ((str(r["type"]), str(r["name"])),)
-        inside = parent in by_urn and parent not in seen
-        result = key(parent, seen | {urn}) + own if inside else own
-        out[urn] = result
-        return result
-
-    for urn in by_urn:
-        key(urn)
-    return out
-
-
-def run_order(snap: Mapping[str, Any]) -> list[str]:
-    """URNs so that each comes after what it depends on, its parent and its provider."""
-    resources = {r["urn"]: r for r in snap["resources"]}
-    deps: dict[str, set[str]] = {}
-    for urn, r in resources.items():
-        on = set(r.get("dependencies") or [])
-        for value in (r.get("propertyDependencies") or {}).values():
-            on |= set(value)
-        on.add(r.get("parent") or "")
-        on.add(_options(r).get("provider") or "")
-        deps[urn] = on & set(resources)
-    order: list[str] = []
-    pending = set(resources)
-    while pending:
-        ready = sorted(u for u in pending if not deps[u] & pending) or sorted(pending)[:1]
-        order += ready
-        pending -= set(ready)
-    return order
 
 
 def _unknown_leaves(inputs: Mapping[str, Any], prop: str) -> list[str]:

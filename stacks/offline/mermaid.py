@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stacks.offline.snapshot import Snapshot, collapsed_dependencies
+from stacks.offline.snapshot import Snapshot
+from stacks.offline.snapshot_graph import collapsed_dependencies
 
 
 def _label(r: dict[str, Any]) -> str:

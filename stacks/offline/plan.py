@@ -12,12 +12,15 @@ from typing import Any
 
 import pulumi
 
+from components.cluster.reference import REQUIRED_EXPORTS
 from core.errors import GpuCiError, did_you_mean
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import ProgramRun, Registration, reference_exports, run_program
+from stacks.offline.fakes import FakeCloud, StackExports, reference_exports
+from stacks.offline.mocks import run_program
+from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.snapshot import Snapshot, snapshot_of
 from stacks.offline.stack_file import read_stack_file, stacks_here, stacks_listing
+from stacks.program import main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,8 +44,6 @@ def _check_reference(config: StackConfig, reference: str, exports: dict[str, Any
     The offline plan has planned it already, so a missing export is refused here, before
     anything registers (`pulumi up` finds out only when the StackReference is read).
     """
-    from components.cluster.reference import REQUIRED_EXPORTS  # noqa: PLC0415
-
     keys = [key for key, stack in config.cluster_stacks().items() if stack == reference]
     missing = [name for name in REQUIRED_EXPORTS if name not in exports]
     if keys and missing:
@@ -87,8 +88,6 @@ def plan_run(
     (which keys it gave, read offline from esc/); without it they go to stderr as
     `note: ...`, before anything is planned.
     """
-    from stacks.program import main  # noqa: PLC0415
-
     if stack in _planning:
         raise GpuCiError(f"stack references form a cycle: {' -> '.join((*_planning, stack))}")
     stack_file = read_stack_file(root, stack)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stacks.offline.snapshot import Snapshot, collapsed_dependencies
+from stacks.offline.snapshot import Snapshot
+from stacks.offline.snapshot_graph import collapsed_dependencies
 
 _WIDTH = 90
 _KEY_INPUTS = 5

@@ -12,8 +12,9 @@ from typing import Any
 import yaml
 
 from stacks.offline.fakes import FakeCloud
-from stacks.offline.mocks import ProgramRun, Registration, run_program
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
+from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.stack_file import read_stack_file
 from stacks.program import main
 from tests.stacks.stack_helpers import COMPARTMENT, flat

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from stacks.offline.mocks import ProgramRun
+from stacks.offline.records import ProgramRun
 from tests.arc.arc_helpers import documented_values, run_example
 from tests.platform.crd_schema import load_crd
 

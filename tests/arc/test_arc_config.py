@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from components.arc.arc_config import GpuPodScaleSet, VmLauncherScaleSet
+from components.arc.scale_set_config import GpuPodScaleSet, VmLauncherScaleSet
 from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
 from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import flat

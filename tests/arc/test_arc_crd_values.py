@@ -1,9 +1,10 @@
 """What the charts receive: every values key exists upstream, and the AutoscalingRunnerSet
 the scale-set chart renders from them validates against the upstream CRD.
 
-The choice (components/arc/values.py): the project deploys the upstream chart and checks
-its values, rather than building the custom resource; `render_runner_set` reproduces the
-chart's rendering of the fields it sets, and that is what meets the CRD here.
+The choice (components/arc/scale_set_values.py): the project deploys the upstream chart and
+checks its values, rather than building the custom resource; `render_runner_set` (the oracle
+tests/oracles/arc_runner_set.py) reproduces the chart's rendering of the fields it sets, and
+that is what meets the CRD here.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.arc.values import HOOK_FILE, render_runner_set
-from stacks.offline.mocks import ProgramRun
+from components.arc.scale_set_values import HOOK_FILE
+from stacks.offline.records import ProgramRun
 from tests.arc.arc_helpers import (
     CONFIG_MAP,
     RELEASE,
@@ -27,6 +28,7 @@ from tests.arc.arc_helpers import (
     release,
     run_arc,
 )
+from tests.oracles.arc_runner_set import render_runner_set
 from tests.platform.crd_schema import at, crd_schema, validate, validate_object
 from tests.recipes.test_recipe_chart_keys import unknown_keys
 

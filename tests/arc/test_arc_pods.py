@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.arc.values import render_runner_set
-from stacks.offline.mocks import ProgramRun, reveal
+from stacks.offline.records import ProgramRun
+from stacks.offline.values import reveal
 from tests.arc.arc_helpers import (
     CONFIG_MAP,
     SECRET,
@@ -21,6 +21,7 @@ from tests.arc.arc_helpers import (
     release,
     run_arc,
 )
+from tests.oracles.arc_runner_set import render_runner_set
 
 GPU_POOL = {"gpu-ci/pool": "gpu", "nvidia.com/gpu.present": "true"}
 GPU_TAINT = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}

@@ -13,28 +13,27 @@ from typing import Any
 import pytest
 import yaml
 
-from components.cluster.kind_config import (
-    API_SERVER_ADDRESS_PLACEHOLDER,
-    GPU_DEVICE_DIR,
-    GPU_PRESENT_LABEL,
+from components.cluster.api_server import API_SERVER_ADDRESS_PLACEHOLDER, kubeconfig_server
+from components.cluster.cluster_config import NvkindClusterSpec
+from components.cluster.errors import ClusterSpecError
+from components.cluster.kind_config import kind_cluster, nvkind_layout, render_kind_config
+from components.cluster.kind_types import GPU_DEVICE_DIR, GPU_PRESENT_LABEL, KindCluster
+from components.cluster.node_images import (
     KIND_RELEASES,
-    ClusterSpecError,
-    KindCluster,
-    NvkindClusterSpec,
-    bind_api_server_address,
     check_node_image,
-    cluster_spec,
     default_node_image,
-    kind_cluster,
     kind_release,
-    kubeconfig_server,
-    nvkind_equivalent,
-    nvkind_layout,
-    parse_kind_config,
-    render_kind_config,
 )
 from components.pins import PINS
 from core.errors import GpuCiError
+from tests.cluster.cluster_helpers import cluster_spec
+from tests.oracles.kind_config import (
+    bind_api_server_address,
+    nvkind_equivalent,
+    parse_kind_config,
+    worker_gpu_devices,
+    workers,
+)
 
 from .gotemplate import Template
 
@@ -91,7 +90,7 @@ def test_golden_parses_as_the_typed_kind_config(layout: str) -> None:
         EXPECTED_DEVICES[layout]
     )
     assert {n.image for n in parsed.nodes} == {V1_35_0}
-    assert parsed.worker_gpu_devices() == EXPECTED_DEVICES[layout]
+    assert worker_gpu_devices(parsed) == EXPECTED_DEVICES[layout]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -100,9 +99,9 @@ def test_same_worker_gpus_as_the_upstream_template(upstream: Path, layout: str) 
     spec = cluster_spec(**values)
     ours = parse_kind_config(render_kind_config(spec, gpu_count))
     theirs = upstream_config(upstream, spec, gpu_count)
-    assert ours.worker_gpu_devices() == theirs.worker_gpu_devices() == EXPECTED_DEVICES[layout]
+    assert worker_gpu_devices(ours) == worker_gpu_devices(theirs) == EXPECTED_DEVICES[layout]
     assert nvkind_layout(spec, gpu_count) == EXPECTED_DEVICES[layout]
-    for mine, upstream_worker in zip(ours.workers, theirs.workers, strict=True):
+    for mine, upstream_worker in zip(workers(ours), workers(theirs), strict=True):
         # Every label upstream sets is ours too; we add gpu.present where upstream does not.
         assert (upstream_worker.labels or {}).items() <= (mine.labels or {}).items()
         gpu_mounts = [m for m in mine.extraMounts or () if m.hostPath == "/dev/null"]
@@ -115,7 +114,7 @@ def test_upstream_readme_values_give_the_explicit_layout(upstream: Path) -> None
     template = Template((upstream / "nvkind/explicit-gpus-per-worker.yaml").read_text())
     theirs = parse_kind_config(template.render(values, 8))
     spec = cluster_spec(gpus=[[0], [1, 2, 3]])
-    assert theirs.worker_gpu_devices() == nvkind_layout(spec, 8)
+    assert worker_gpu_devices(theirs) == nvkind_layout(spec, 8)
 
 
 @pytest.mark.parametrize(
@@ -127,16 +126,16 @@ def test_layouts_match_upstream_beyond_the_examples(
 ) -> None:
     spec = cluster_spec(gpus=gpus)
     theirs = upstream_config(upstream, spec, gpu_count)
-    assert theirs.worker_gpu_devices() == nvkind_layout(spec, gpu_count)
+    assert worker_gpu_devices(theirs) == nvkind_layout(spec, gpu_count)
     ours = parse_kind_config(render_kind_config(spec, gpu_count))
-    assert ours.worker_gpu_devices() == nvkind_layout(spec, gpu_count)
+    assert worker_gpu_devices(ours) == nvkind_layout(spec, gpu_count)
 
 
 def test_equally_distributed_example_is_understood(upstream: Path) -> None:
     """The fourth upstream example renders into our typed model too (4 workers x 2 GPUs)."""
     template = Template((upstream / "nvkind/equally-distributed-gpus.yaml").read_text())
     parsed = parse_kind_config(template.render({"numWorkers": 4}, 8))
-    assert parsed.worker_gpu_devices() == (("0", "1"), ("2", "3"), ("4", "5"), ("6", "7"))
+    assert worker_gpu_devices(parsed) == (("0", "1"), ("2", "3"), ("4", "5"), ("6", "7"))
 
 
 # --- what every rendered config carries ------------------------------------------------------
@@ -181,7 +180,7 @@ def test_gpu_mounts_and_labels(values: dict[str, Any], gpu_count: int) -> None:
     parsed = parse_kind_config(render_kind_config(spec, gpu_count))
     assert parsed.nodes[0].role == "control-plane"
     assert parsed.nodes[0].extraMounts is None and parsed.nodes[0].labels is None
-    for worker, devices in zip(parsed.workers, nvkind_layout(spec, gpu_count), strict=True):
+    for worker, devices in zip(workers(parsed), nvkind_layout(spec, gpu_count), strict=True):
         mounts = list(worker.extraMounts or ())
         gpu = [m for m in mounts if m.containerPath.startswith(GPU_DEVICE_DIR)]
         assert [m.model_dump(exclude_none=True) for m in gpu] == [

@@ -20,11 +20,12 @@ import pulumi
 import pytest
 import yaml
 
-from components.cluster.kind_config import KIND_RELEASES
+from components.cluster.node_images import KIND_RELEASES
 from core.errors import GpuCiError
 from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import Registration, run_program
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.records import Registration
 from stacks.program import main
 from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher
 from tests.stacks.stack_helpers import SSH_KEY, flat, vm_stack
@@ -401,13 +402,18 @@ CASES = [
     ),
     Case(
         "criteria-intent",
-        "gpu-ci:platform.intent: no overlay in the catalog supports it; valid values: "
-        "training (or any) [given: 'inference']",
-        platform(intent="inference"),
+        "gpu-ci:platform.intent: unknown value (did you mean 'inference'?); valid values "
+        "(AICR's and the catalog's): inference, training (or any) [given: 'inferense']",
+        platform(intent="inferense"),
     ),
     Case(
         "criteria-service",
-        "gpu-ci:platform.service: no overlay in the catalog supports it",
+        "gpu-ci:platform.service: unknown value (did you mean 'gke'?)",
+        platform(service="gkee"),
+    ),
+    Case(
+        "criteria-no-overlay",
+        "gpu-ci:platform.service: no overlay in the catalog supports it; valid values: kind, oke",
         platform(service="gke"),
     ),
     Case(
@@ -477,9 +483,16 @@ CASES = [
         catalog={"overlays/x.yaml": "kind: RecipeMetadata\nspec: {criteria: [kind\n"},
     ),
     Case(
-        "recipe-criteria-key",
-        "overlays/x.yaml: spec.criteria.gpu: unknown field",
-        catalog={"overlays/x.yaml": overlay("x", criteria={"service": "kind", "gpu": "a10"})},
+        "recipe-mixin-key",
+        "mixins/m.yaml: spec.criteria: unknown field",
+        catalog={
+            "mixins/m.yaml": {
+                "kind": "RecipeMixin",
+                "apiVersion": V1,
+                "metadata": {"name": "m"},
+                "spec": {"criteria": {"service": "kind"}},
+            }
+        },
     ),
     Case(
         "recipe-unknown-component",
@@ -488,12 +501,12 @@ CASES = [
         catalog={"overlays/x.yaml": overlay("x", componentRefs=[{"name": "gpu-operater"}])},
     ),
     Case(
-        "recipe-registry-key",
-        "registry.yaml: components[0].helm.defaultVersions: unknown field",
+        "recipe-registry-type",
+        "registry.yaml: components[0].helm.defaultVersion: Input should be a valid string",
         catalog={
             "registry.yaml": {
                 **registry(),
-                "components": [{"name": "extra", "helm": {"defaultVersions": "1.0.0"}}],
+                "components": [{"name": "extra", "helm": {"defaultVersion": ["1.0.0"]}}],
             }
         },
     ),
@@ -791,7 +804,7 @@ def _fail(case: Case, tmp_path: Path) -> tuple[BaseException, list[Registration]
         else:
             values = case.values
             if case.catalog is not None:
-                for rel, doc in case.catalog.items():
+                for rel, doc in {"registry.yaml": registry(), **case.catalog}.items():
                     path = tmp_path / "catalog" / rel
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(doc if isinstance(doc, str) else yaml.safe_dump(doc))
@@ -845,10 +858,10 @@ def test_a_missing_export_fails_with_the_key_when_the_reference_is_read() -> Non
 def test_a_recipe_error_in_a_vm_stack_registers_nothing(tmp_path: Path) -> None:
     values = vm(
         **network(apiSourceCidrs=[API_CIDR]),
-        **{"gpu-ci:cluster": {"name": "gpu-ci"}, "gpu-ci:platform": {"intent": "inference"}},
+        **{"gpu-ci:cluster": {"name": "gpu-ci"}, "gpu-ci:platform": {"intent": "inferense"}},
     )
     registered: list[Registration] = []
-    with pytest.raises(pulumi.RunError, match=r"  - gpu-ci:platform.intent: .*'inference'"):
+    with pytest.raises(pulumi.RunError, match=r"  - gpu-ci:platform.intent: .*'inferense'"):
         run_program(
             main, project="gpu-ci", stack="vm", config=flat(values), registrations=registered
         )

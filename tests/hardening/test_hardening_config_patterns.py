@@ -27,8 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.offline.mocks import Registration, run_program
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.records import Registration
 from stacks.program import main
 from tests.arc.arc_helpers import LAUNCHER_IMAGE, arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import COMPARTMENT, SSH_KEY, TENANCY, flat, vm_stack
@@ -285,7 +286,7 @@ ROWS = [
         "gpu-ci:arc.cluster.oke.gpuPool.imageId: 'ocid1.image.oc1.iad.aaaaaaaatestimage\\n' is "
         "not an OCI OCID (ocid1.<type>.<realm>.[region].<unique id>) [given: [secret]]",
     ),
-    # -- components/host/host_config.py: addresses, host keys, user names, versions
+    # -- components/host/host_config.py, versions_config.py: addresses, host keys, versions
     Row(
         "gpu-ci:host.address",
         SSH,
@@ -572,7 +573,7 @@ ROWS = [
         "gpu-ci:owner: String should match pattern '^[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$' [given: "
         "'test-team\\n']",
     ),
-    # -- components/arc/arc_config.py: Kubernetes names, labels, taints, quantities, images, cron
+    # -- components/arc/*_config.py, k8s_types.py: Kubernetes names, labels, taints, images, cron
     Row(
         "gpu-ci:arc.controller.namespace",
         ARC,
@@ -761,7 +762,7 @@ ROWS = [
         "gpu-ci:arc.scaleSets[0].ociCredentials.region: not an OCI region like us-ashburn-1 "
         "[given: [secret]]",
     ),
-    # -- components/cluster/kind_config.py: the nvkind cluster (gpu-ci:cluster)
+    # -- components/cluster/cluster_config.py: the nvkind cluster (gpu-ci:cluster)
     Row(
         "gpu-ci:cluster.name",
         CLUSTER,
@@ -787,7 +788,7 @@ ROWS = [
         "0.31.0",
         "gpu-ci:cluster: kindVersion '0.31.0\\n': no node images are recorded for this kind "
         "release (known: 0.29.0, 0.30.0, 0.31.0); add its release notes' 'Images pre-built for "
-        'this release\' to KIND_RELEASES in components/cluster/kind_config.py [given: {"name": '
+        'this release\' to KIND_RELEASES in components/cluster/node_images.py [given: {"name": '
         '"gpu-ci", "nodeImage": "kindest/n....example.org"]}]',
     ),
     Row(
@@ -826,7 +827,7 @@ FOOTER = (
 )
 CONFIG_LAYER = (
     *sorted((REPO / "stacks" / "config").glob("*.py")),
-    REPO / "components" / "cluster" / "kind_config.py",
+    *sorted((REPO / "components" / "cluster").glob("*.py")),
 )
 _PARTIAL_MATCH = re.compile(r"\.(match|search)\(")
 _INDEX = re.compile(r"\[\d+\]")

@@ -13,18 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from components.host.params import (
+from components.host.bootstrap_params import (
     ContainerToolkitParams,
     DockerParams,
-    GithubRunnerRemoveParams,
     InotifyParams,
-    NvkindClusterDeleteParams,
-    Step,
-    StepParams,
     ToolkitConfigParams,
 )
-from stacks.offline.mocks import Registration
+from components.host.cluster_params import NvkindClusterDeleteParams
+from components.host.runner_params import GithubRunnerRemoveParams
+from components.host.step import Step, StepParams
 from stacks.offline.plan import plan_run
+from stacks.offline.records import Registration
 from tests.host.github import API, RUNNER_ID, install, needs_jq, run_loop, serve_github
 from tests.host.sandbox import Run, Sandbox
 from tests.host.test_step_nvkind_cluster import A10, cluster_params, create, run_step

@@ -29,10 +29,14 @@ from pulumi_policy import (
 from components.oci import network_config
 from core.errors import GpuCiError
 from policy import __main__ as pack
-from policy.rules import RULES, Resource, StackRule, world_openings
+from policy.rule import Resource, StackRule
+from policy.rules import RULES
+from policy.world_openings import world_openings
 from stacks.config import ConfigError, load_config, raw_from_flat
-from stacks.offline.mocks import ProgramRun, Registration, reveal, run_program
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
+from stacks.offline.records import ProgramRun, Registration
+from stacks.offline.values import reveal
 from stacks.program import main
 from tests.stacks.stack_helpers import SSH_KEY, flat, vm_stack
 

@@ -21,12 +21,14 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.arc import arc_config
-from components.arc.arc_config import OkeGpuPool, Taint
+from components.arc import pod_config
 from components.arc.oke import taint_user_data
+from components.arc.oke_config import OkeGpuPool
+from components.arc.pod_config import Taint
 from core.errors import GpuCiError
 from stacks.config import ConfigError, load_config, raw_from_flat
-from stacks.offline.mocks import Registration, run_program
+from stacks.offline.mocks import run_program
+from stacks.offline.records import Registration
 from stacks.program import main
 from tests.arc.arc_helpers import NODE_POOL, arc_stack, gpu_pod, oke, run_arc
 from tests.stacks.stack_helpers import flat
@@ -258,8 +260,8 @@ def pwned(sandbox: Path) -> list[str]:
 
 def planned_user_data(monkeypatch: pytest.MonkeyPatch, key: str, value: str) -> str:
     """The GPU pool's user data of a planned stack whose taint got past validation."""
-    monkeypatch.setattr(arc_config, "_taint_key", lambda key: key)
-    monkeypatch.setattr(arc_config, "_taint_value", lambda value: value)
+    monkeypatch.setattr(pod_config, "_taint_key", lambda key: key)
+    monkeypatch.setattr(pod_config, "_taint_value", lambda value: value)
     run = run_arc(gpu_pool_stack(taints=[{"key": key, "value": value}]))
     pool: dict[str, Any] = run.one(NODE_POOL, "oke-gpu").inputs
     return base64.b64decode(pool["nodeMetadata"]["user_data"]).decode()

@@ -20,10 +20,11 @@ import pytest
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from components.host.params import PARAMS_BY_STEP, GithubRunnerParams
-from stacks.compose import MODEL_KEYS
-from stacks.offline.mocks import Registration
+from components.host.params import PARAMS_BY_STEP
+from components.host.runner_params import GithubRunnerParams
+from stacks.config.param_keys import MODEL_KEYS
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.records import Registration
 
 DEV: dict[str, Any] = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"]
 HEADER = "stack '{stack}': invalid gpu-ci config (1 problem):\n  - "

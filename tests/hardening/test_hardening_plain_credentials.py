@@ -23,7 +23,9 @@ import pytest
 import yaml
 from pydantic import BaseModel, SecretStr
 
-from components.arc.arc_config import ArcClusterConfig, OciApiCredentials, ScaleSet
+from components.arc.capacity_config import ArcClusterConfig
+from components.arc.launcher_config import OciApiCredentials
+from components.arc.scale_set_config import ScaleSet
 from components.host.host_config import HostConfig
 from components.host.runner_config import GithubAppConfig, RunnerConfig
 from components.oci.network_config import NetworkConfig
@@ -31,8 +33,9 @@ from components.oci.vm_config import VmCapacityConfig
 from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.config.problems import holds_credential
-from stacks.offline.mocks import Registration, run_program
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.records import Registration
 from stacks.program import main
 from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import flat, vm_stack

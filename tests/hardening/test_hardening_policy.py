@@ -23,9 +23,11 @@ from pulumi_policy import (
 )
 
 from policy import __main__ as pack
-from policy.rules import RULES, Resource, Rule, StackRule
-from stacks.offline.mocks import ProgramRun, reveal
+from policy.rule import Resource, Rule, StackRule
+from policy.rules import RULES
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.records import ProgramRun
+from stacks.offline.values import reveal
 from tests.stacks.stack_helpers import run_stack, vm_stack
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))

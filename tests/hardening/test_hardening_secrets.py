@@ -29,11 +29,13 @@ import pytest
 
 from stacks.config import load_config, raw_from_flat
 from stacks.offline import plan
-from stacks.offline.fakes import FakeCloud
-from stacks.offline.mocks import ProgramRun, Secret, mask, reference_exports, run_program
+from stacks.offline.fakes import FakeCloud, reference_exports
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, local_stack_name, plan_run
+from stacks.offline.records import ProgramRun
 from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.offline.stack_file import StackFile, read_stack_file
+from stacks.offline.values import Secret, mask
 from stacks.program import main
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))

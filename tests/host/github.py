@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from components.host.params import GithubRunnerParams, Step
+from components.host.runner_params import GithubRunnerParams
+from components.host.step import Step
 from components.pins import PINS
 
 from .sandbox import Run, Sandbox

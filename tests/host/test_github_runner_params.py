@@ -8,17 +8,17 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.host.params import (
-    PARAMS_BY_STEP,
+from components.host.params import PARAMS_BY_STEP
+from components.host.render import render_script, script_source
+from components.host.runner_params import (
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
-    Step,
     github_runner_loop_source,
     github_scope,
     shape_runner_label,
 )
-from components.host.render import render_script, script_source
+from components.host.step import Step
 
 from .github import LOOP
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from components.host.params import InotifyParams, NvidiaDriverParams, Step, ToolsParams
+from components.host.bootstrap_params import InotifyParams, NvidiaDriverParams, ToolsParams
+from components.host.step import Step
 
 from .sandbox import Sandbox
 

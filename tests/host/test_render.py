@@ -8,21 +8,21 @@ from collections.abc import Callable
 import pytest
 from pydantic import SecretStr
 
-from components.cluster.kind_config import cluster_spec, render_kind_config
-from components.host.params import (
-    PARAMS_BY_STEP,
+from components.cluster.kind_config import render_kind_config
+from components.host.bootstrap_params import (
     AuthorizedKeysParams,
-    ClusterKubeconfigParams,
-    ClusterReadyParams,
     DockerParams,
-    GithubRunnerParams,
     InotifyParams,
-    NvkindClusterDeleteParams,
-    NvkindClusterParams,
-    Step,
     ToolsParams,
     VerifyParams,
 )
+from components.host.cluster_params import (
+    ClusterKubeconfigParams,
+    ClusterReadyParams,
+    NvkindClusterDeleteParams,
+    NvkindClusterParams,
+)
+from components.host.params import PARAMS_BY_STEP
 from components.host.render import (
     SHEBANG,
     SecretInScriptError,
@@ -30,7 +30,10 @@ from components.host.render import (
     script_sha256,
     script_source,
 )
+from components.host.runner_params import GithubRunnerParams
+from components.host.step import Step
 from core.errors import GpuCiError
+from tests.cluster.cluster_helpers import cluster_spec
 
 SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f ci"
 

@@ -9,27 +9,31 @@ from typing import Any
 
 import pytest
 
-from components.cluster.kind_config import cluster_spec, render_kind_config
-from components.host.params import (
+from components.cluster.kind_config import render_kind_config
+from components.host.bootstrap_params import (
     AuthorizedKeysParams,
-    ClusterKubeconfigParams,
-    ClusterReadyParams,
     ContainerToolkitParams,
     DockerParams,
-    GithubAppKeyParams,
-    GithubRunnerParams,
-    GithubRunnerRemoveParams,
     InotifyParams,
     NvidiaDriverParams,
-    NvkindClusterDeleteParams,
-    NvkindClusterParams,
-    Step,
-    StepParams,
     ToolkitConfigParams,
     ToolsParams,
     VerifyParams,
 )
+from components.host.cluster_params import (
+    ClusterKubeconfigParams,
+    ClusterReadyParams,
+    NvkindClusterDeleteParams,
+    NvkindClusterParams,
+)
 from components.host.render import render_script
+from components.host.runner_params import (
+    GithubAppKeyParams,
+    GithubRunnerParams,
+    GithubRunnerRemoveParams,
+)
+from components.host.step import Step, StepParams
+from tests.cluster.cluster_helpers import cluster_spec
 
 SHELLCHECK = Path(sys.executable).with_name("shellcheck")
 SCRIPTS = Path(__file__).parents[2] / "components/host/scripts"

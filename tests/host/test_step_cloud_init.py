@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from components.host.params import CloudInitParams, Step
+from components.host.bootstrap_params import CloudInitParams
+from components.host.step import Step
 
 from .sandbox import Sandbox
 

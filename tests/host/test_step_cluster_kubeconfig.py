@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 import yaml
 
-from components.cluster.kind_config import cluster_spec, render_kind_config
-from components.host.params import ClusterKubeconfigParams, NvkindClusterParams, Step
+from components.cluster.kind_config import render_kind_config
+from components.host.cluster_params import ClusterKubeconfigParams, NvkindClusterParams
 from components.host.render import render_script
+from components.host.step import Step
+from tests.cluster.cluster_helpers import cluster_spec
 
 from .sandbox import Run, Sandbox
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.host.params import ClusterReadyParams, Step
+from components.host.cluster_params import ClusterReadyParams
+from components.host.step import Step
 
 from .sandbox import Run, Sandbox
 

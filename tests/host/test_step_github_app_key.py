@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from components.host.params import GithubAppKeyParams, Step
+from components.host.runner_params import GithubAppKeyParams
+from components.host.step import Step
 
 from .github import APP_KEY, KEY_BODY, OWNER
 from .sandbox import Sandbox

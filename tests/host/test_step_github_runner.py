@@ -6,7 +6,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from components.host.params import GithubRunnerParams, Step
+from components.host.runner_params import GithubRunnerParams
+from components.host.step import Step
 from components.pins import PINS
 
 from .github import LOOP, assert_no_secret, ready, runner_tarball

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from components.host.params import GithubRunnerParams, GithubRunnerRemoveParams, Step
+from components.host.runner_params import GithubRunnerParams, GithubRunnerRemoveParams
+from components.host.step import Step
 
 from .github import (
     API,

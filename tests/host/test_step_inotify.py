@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from components.host.params import InotifyParams, Step
+from components.host.bootstrap_params import InotifyParams
+from components.host.step import Step
 
 from .sandbox import Sandbox
 

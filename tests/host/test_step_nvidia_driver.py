@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from components.host.params import REBOOT_REQUIRED_EXIT, NvidiaDriverParams, Step
+from components.host.bootstrap_params import REBOOT_REQUIRED_EXIT, NvidiaDriverParams
+from components.host.step import Step
 
 from .sandbox import Sandbox
 

@@ -11,21 +11,19 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from components.cluster import kind_config
-from components.cluster.kind_config import (
-    bind_api_server_address,
-    cluster_spec,
-    parse_kind_config,
-    render_kind_config,
-)
-from components.host.params import (
+from components.cluster import api_server
+from components.cluster.errors import ClusterSpecError
+from components.cluster.kind_config import render_kind_config
+from components.host.cluster_params import (
     API_SERVER_ADDRESS_PLACEHOLDER,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
-    Step,
 )
 from components.host.render import render_script
+from components.host.step import Step
+from tests.cluster.cluster_helpers import cluster_spec
+from tests.oracles.kind_config import bind_api_server_address, parse_kind_config
 
 from .sandbox import Run, Sandbox
 
@@ -252,8 +250,8 @@ def test_invalid_api_server_address_fails(sandbox: Sandbox, address: str) -> Non
         "or DNS name that clients can reach\n"
     )
     assert run.calls == []
-    with pytest.raises(kind_config.ClusterSpecError):
-        kind_config.kubeconfig_server(address, 6443)  # the Python side agrees
+    with pytest.raises(ClusterSpecError):
+        api_server.kubeconfig_server(address, 6443)  # the Python side agrees
 
 
 def test_no_gpu_in_the_nodes_fails_and_is_not_adopted(sandbox: Sandbox) -> None:
@@ -387,7 +385,7 @@ def test_delete_failure_is_named(sandbox: Sandbox) -> None:
 
 
 def test_placeholder_is_the_cluster_modules() -> None:
-    assert API_SERVER_ADDRESS_PLACEHOLDER == kind_config.API_SERVER_ADDRESS_PLACEHOLDER
+    assert API_SERVER_ADDRESS_PLACEHOLDER == api_server.API_SERVER_ADDRESS_PLACEHOLDER
 
 
 def test_kubeconfig_path_defaults_under_statedir() -> None:

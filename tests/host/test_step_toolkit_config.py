@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from components.host.params import Step, ToolkitConfigParams
+from components.host.bootstrap_params import ToolkitConfigParams
+from components.host.step import Step
 
 from .sandbox import Sandbox
 

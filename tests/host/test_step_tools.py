@@ -6,7 +6,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from components.host.params import Step, ToolsParams
+from components.host.bootstrap_params import ToolsParams
+from components.host.step import Step
 
 from .sandbox import Sandbox
 

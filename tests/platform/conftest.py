@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from recipes import Catalog, RecipeResult
-from stacks.offline.mocks import ProgramRun
+from stacks.offline.records import ProgramRun
 from tests.platform.crd_schema import load_crd
 from tests.platform.platform_helpers import project_catalog, project_recipe, run_platform
 from tests.recipes.conftest import write_catalog  # noqa: F401  (shared fixture)

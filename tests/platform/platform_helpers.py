@@ -10,7 +10,8 @@ import pulumi_kubernetes as k8s
 from components.platform.overrides import PlatformOverrides
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
-from stacks.offline.mocks import ProgramRun, Registration, run_program
+from stacks.offline.mocks import run_program
+from stacks.offline.records import ProgramRun, Registration
 
 KUBECONFIG = """\
 apiVersion: v1
@@ -53,12 +54,12 @@ def run_platform(
         platform = RecipeReleases(
             "platform",
             RecipeReleasesArgs(
-                provider=provider,
                 catalog=catalog,
                 recipe=recipe,
                 overrides=overrides or PlatformOverrides(),
                 **args,
             ),
+            pulumi.ResourceOptions(provider=provider),
         )
         pulumi.export("releases", platform.release_status)
         pulumi.export("checks", platform.check_results)

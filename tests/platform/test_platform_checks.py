@@ -7,21 +7,19 @@ from typing import Any
 
 import pytest
 
-from components.platform.overrides import PlatformError, PlatformOverrides
-from components.platform.smoke_check import (
+from components.pins import CHECK_PINS
+from components.platform.check_jobs import (
     CHECKS_NAMESPACE,
-    CUDA_IMAGE,
-    KUBECTL_IMAGE,
     REVISION_ANNOTATION,
-    ExpectedObject,
     gpu_smoke_job,
-    plan_checks,
     reader_rules,
     resource_check_job,
 )
+from components.platform.check_plan import ExpectedObject, plan_checks
+from components.platform.overrides import PlatformError, PlatformOverrides
 from recipes import Catalog, RecipeResult
 from recipes.model import ComponentRef, ExpectedResource, Validation, ValidationPhase
-from stacks.offline.mocks import ProgramRun
+from stacks.offline.records import ProgramRun
 from tests.platform.platform_helpers import CHECKS, JOB, run_platform
 
 
@@ -41,8 +39,10 @@ def test_smoke_job_spec(patched: ProgramRun) -> None:
     assert pod["restartPolicy"] == "Never"
     (container,) = pod["containers"]
     assert container["resources"] == {"limits": {"nvidia.com/gpu": 1}}
-    assert container["image"] == CUDA_IMAGE
-    assert re.fullmatch(r"nvidia/cuda:12\.8\.1-base-ubuntu24\.04@sha256:[0-9a-f]{64}", CUDA_IMAGE)
+    assert container["image"] == CHECK_PINS.cuda_image
+    assert re.fullmatch(
+        r"nvidia/cuda:12\.8\.1-base-ubuntu24\.04@sha256:[0-9a-f]{64}", CHECK_PINS.cuda_image
+    )
     assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
     script = container["command"][-1]
     assert "nvidia-smi" in script
@@ -94,7 +94,7 @@ def test_operator_health_checks_the_operator_deployment(patched: ProgramRun) -> 
         "status",
         "deployments.apps/gpu-operator",
     ]
-    assert rollout["image"] == KUBECTL_IMAGE
+    assert rollout["image"] == CHECK_PINS.kubectl_image
 
 
 def test_checks_rbac_is_read_only(patched: ProgramRun) -> None:

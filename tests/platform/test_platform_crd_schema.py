@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from recipes import Catalog, RecipeResult, component_values
-from stacks.offline.mocks import ProgramRun
+from stacks.offline.records import ProgramRun
 from tests.platform.crd_schema import (
     at,
     crd_schema,

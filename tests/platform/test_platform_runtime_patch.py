@@ -17,7 +17,7 @@ from components.platform.runtime_patch import (
     values_digest,
 )
 from recipes import Catalog, RecipeResult, component_values
-from stacks.offline.mocks import ProgramRun
+from stacks.offline.records import ProgramRun
 from tests.platform.crd_schema import crd_schema, ssa_merge, validate_object
 from tests.platform.platform_helpers import RUNTIME_PATCH
 

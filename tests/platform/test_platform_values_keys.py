@@ -15,7 +15,7 @@ import yaml
 
 from components.platform.overrides import PlatformOverrides
 from recipes import Catalog, RecipeResult
-from stacks.offline.mocks import ProgramRun
+from stacks.offline.records import ProgramRun
 from tests.platform.platform_helpers import RELEASE, run_platform
 from tests.recipes.test_recipe_chart_keys import CHARTS, unknown_keys
 

@@ -6,7 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from stacks.offline.mocks import ProgramRun, Registration, run_program
+from stacks.offline.mocks import run_program
+from stacks.offline.records import ProgramRun, Registration
 from stacks.program import main
 
 COMPARTMENT = "ocid1.compartment.oc1..aaaaaaaatestcompartment"

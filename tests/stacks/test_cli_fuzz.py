@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recipes.cli import main as recipes_main
-from stacks.__main__ import main as stacks_main
+from stacks.offline.cli import main as stacks_main
 from stacks.offline.plan import REPO
 
 EXAMPLES = 50

@@ -12,9 +12,10 @@ import pulumi
 import pytest
 
 from stacks.offline.fakes import FAKE_KUBECONFIG
-from stacks.offline.mocks import ProgramRun, Secret, reveal
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.records import ProgramRun
 from stacks.offline.snapshot import dumps, snapshot_of
+from stacks.offline.values import Secret, reveal
 from tests.stacks.stack_helpers import run_stack, vm_stack
 
 REMOTE = "command:remote:Command"

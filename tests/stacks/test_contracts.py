@@ -8,11 +8,14 @@ from typing import Any
 import pulumi
 import pytest
 
-from stacks.contracts import CLUSTER, HOST, ContractError, GpuCiStack, read_cluster
-from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import ProgramRun, Secret, reference_exports, reveal, run_program
+from stacks.contracts.contract import CLUSTER, HOST, ContractError
+from stacks.contracts.reader import GpuCiStack, read_cluster
+from stacks.offline.fakes import FakeCloud, StackExports, reference_exports
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
+from stacks.offline.records import ProgramRun
 from stacks.offline.stack_file import read_stack_file
+from stacks.offline.values import Secret, reveal
 from stacks.outputs import ClusterOutputs
 from stacks.program import main
 

@@ -14,13 +14,14 @@ import pulumi
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from stacks.contracts import CAPACITY, COST, Contract, ContractError, GpuCiStack, read_cost
-from stacks.layers.cost import CostOutputs
-from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import ProgramRun, reference_exports, run_program
+from stacks.contracts.contract import CAPACITY, COST, Contract, ContractError
+from stacks.contracts.reader import GpuCiStack, read_cost
+from stacks.offline.fakes import FakeCloud, StackExports, reference_exports
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.records import ProgramRun
 from stacks.offline.stack_file import read_stack_file
-from stacks.outputs import ArcCapacityOutputs, CapacityOutputs, VmCapacityOutputs
+from stacks.outputs import ArcCapacityOutputs, CapacityOutputs, CostOutputs, VmCapacityOutputs
 from stacks.program import main
 from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher, run_arc
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from stacks.config.usage import Usage
 from stacks.layers.cost import (
     BOOT_VOLUME_USD_PER_GB_MONTH,
     GPU_PRICES,
-    CapacityCost,
     UnpricedShapeError,
-    Usage,
     estimate,
 )
+from stacks.outputs import CapacityCost
 
 
 def a10(**usage: float) -> CapacityCost:

@@ -13,15 +13,11 @@ import pytest
 
 from stacks.offline.fakes import FakeCloud
 from stacks.offline.lifecycle import KNOWN, PROVIDER, classify
-from stacks.offline.mocks import (
-    EngineError,
-    RecordingMocks,
-    RecordingMonitor,
-    Registration,
-    engine_urn,
-    run_program,
-)
+from stacks.offline.mocks import run_program
+from stacks.offline.monitor import EngineError, RecordingMocks, RecordingMonitor
+from stacks.offline.records import Registration
 from stacks.offline.snapshot import Snapshot, snapshot_of
+from stacks.offline.urns import engine_urn
 
 COMPARTMENT = "ocid1.compartment.oc1..x"
 

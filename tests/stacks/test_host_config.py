@@ -6,15 +6,8 @@ from typing import Any
 
 import pytest
 
-from stacks.config import (
-    ConfigError,
-    LocalHost,
-    OciVmHost,
-    SshHost,
-    StackConfig,
-    load_config,
-    raw_from_flat,
-)
+from components.host.host_config import LocalHost, OciVmHost, SshHost
+from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
 from tests.stacks.stack_helpers import flat, vm_stack
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAtest\n-----END RSA PRIVATE KEY-----\n"

@@ -10,8 +10,9 @@ import pulumi
 import pytest
 
 from components.host.chain import CHAIN_PREFIX
-from stacks.offline.mocks import ProgramRun, Registration, reveal
+from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.snapshot import dumps, snapshot_of
+from stacks.offline.values import reveal
 from tests.stacks.stack_helpers import children_of, run_stack, vm_stack
 
 REMOTE = "command:remote:Command"

@@ -10,8 +10,8 @@ import pytest
 from pulumi import _types
 
 from bench.sdk_replay import sdk_class
-from stacks.offline.lifecycle import RULES, camel, load_rules
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.replacement_rules import RULES, camel, load_rules
 
 UPSTREAM_FILES = ("oci-terraform-forcenew.json", "kubernetes-forcenew.json")
 HOW = json.loads((RULES / "rules.json").read_text())

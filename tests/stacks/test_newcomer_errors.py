@@ -15,8 +15,9 @@ from pathlib import Path
 import pulumi
 import pytest
 
-from stacks.offline.mocks import Registration, run_program
+from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
+from stacks.offline.records import Registration
 from stacks.program import main
 
 FOOTER = (
@@ -216,10 +217,12 @@ def test_what_is_known_of_the_recipe_comes_with_an_invalid_config(tmp_path: Path
 
 
 def test_recipe_and_parameter_problems_are_one_error(tmp_path: Path) -> None:
-    """A valid config whose recipe and runner parameters are refused by `prepare`."""
+    """A valid config whose recipe and runner parameters are refused by `prepare`: an
+    service AICR knows but no overlay of the catalog has (AICR would resolve its bare base),
+    a platform neither knows, and a runner group the runner step refuses."""
     text = dev_with(
-        ("    intent: training", "    intent: inference"),
-        ("    platform: kubeflow", "    platform: dynamo"),
+        ("    service: kind", "    service: eks"),
+        ("    platform: kubeflow", "    platform: kubeflw"),
         ("    group: GPUs", "    group: GPUs$(id)"),
     )
     message = refused(project(tmp_path, {"dev": text}))
@@ -227,8 +230,8 @@ def test_recipe_and_parameter_problems_are_one_error(tmp_path: Path) -> None:
     assert message.endswith(f"\n{FOOTER.format(stack='dev')}\n")
     problems = [line.split(":", 2)[:2] for line in message.splitlines()[1:-1]]
     assert problems == [
-        ["  - gpu-ci", "platform.intent"],
         ["  - gpu-ci", "platform.platform"],
+        ["  - gpu-ci", "platform.service"],
         ["  - gpu-ci", "runner.group"],
     ]
 

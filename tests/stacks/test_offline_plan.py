@@ -31,7 +31,7 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     out = done.stdout
-    assert out.startswith("gpu-ci/dev: 52 resources (offline plan)\n")
+    assert out.startswith("gpu-ci/dev: 53 resources (offline plan)\n")
     for line in (
         "├─ gpu-ci:capacity:VmCapacity  capacity",
         "└─ gpu-ci:capacity:OciGpuInstance  gpu-vm-0",
@@ -43,7 +43,8 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
         "├─ gpu-ci:host:GpuHost  host-0",
         "├─ gpu-ci:host:GithubRunner  host-0-runner",
         "├─ gpu-ci:cluster:NvkindCluster  cluster",
-        "└─ gpu-ci:platform:RecipeReleases  platform",
+        "├─ gpu-ci:platform:RecipeReleases  platform",
+        "└─ gpu-ci:cluster:ClusterReady  cluster",
         "chart=gpu-operator  version=v26.7.0  namespace=gpu-operator",
         "depends on: gpu-vm-0, host-0-verify",
     ):

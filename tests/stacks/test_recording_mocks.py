@@ -5,7 +5,9 @@ from __future__ import annotations
 import pulumi
 import pytest
 
-from stacks.offline.mocks import ProgramRun, Secret, mask, reveal, run_program
+from stacks.offline.mocks import run_program
+from stacks.offline.records import ProgramRun
+from stacks.offline.values import Secret, mask, reveal
 
 
 class Box(pulumi.ComponentResource):

@@ -22,9 +22,10 @@ import yaml
 
 from core import yaml_text
 from core.errors import GpuCiError
-from stacks.__main__ import main as stacks_main
+from stacks.offline.cli import main as stacks_main
+from stacks.offline.cli_values import strip_secure
 from stacks.offline.plan import REPO
-from stacks.offline.stack_file import _strip_secure, read_stack_file
+from stacks.offline.stack_file import read_stack_file
 
 EXAMPLE_STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
 
@@ -493,7 +494,7 @@ def yaml_1_1_reading(stack: str) -> dict[str, str]:
     doc = yaml.safe_load((REPO / f"Pulumi.{stack}.yaml").read_text())
     config: dict[str, str] = {}
     for key, value in (doc.get("config") or {}).items():
-        stripped: Any = _strip_secure(value, key, [])
+        stripped: Any = strip_secure(value, key, [])
         if isinstance(stripped, (dict, list)):
             config[key] = json.dumps(stripped, sort_keys=True)
         elif isinstance(stripped, bool):

@@ -1,22 +1,9 @@
-"""Typed readers of gpu-ci stacks, for other Pulumi Python programs.
+"""A layer's export contract: its model, its version, and how an export is checked.
 
-A gpu-ci stack exports one object per layer (`stacks/outputs.py`): `capacity`, `host`,
-`cluster` (plus the secret `kubeconfig`) and `platform`, and its monthly compute estimate
-`cost` (`stacks/layers/cost.py`), each with a `contractVersion`. `capacity` is either kind:
-`gpu.capacity()` gives a `VmCapacityOutputs` or an `ArcCapacityOutputs`, as its `kind`
-("vm" or "arc") says. Another program reads them through one StackReference:
-
-    from stacks.contracts import GpuCiStack
-
-    gpu = GpuCiStack.from_stack("acme/gpu-ci/gpu-dev")
-    cluster = gpu.cluster()               # Output[ClusterOutputs], validated
-    provider = k8s.Provider("gpu", kubeconfig=gpu.kubeconfig())   # a secret Output[str]
-    pulumi.export("gpus", cluster.gpuCount)                       # attribute access lifts
-
-Each reader validates what the stack exports against this checkout's model and fails the
-update with a `ContractError` (a `pulumi.RunError`: the message alone, no traceback) that
-names the stack, the export and the field or version that does not match. An export the
-referenced stack marks secret stays secret; `kubeconfig` is always secret.
+`Contract.parse` reads one export of a referenced stack against this checkout's model and
+refuses, with a `ContractError` naming the stack, the export and the field or version, what
+does not match. One `Contract` per layer export (`CAPACITY`, `HOST`, `CLUSTER`,
+`PLATFORM`, `COST`).
 """
 
 from __future__ import annotations
@@ -29,11 +16,11 @@ import pulumi
 from pydantic import BaseModel, ValidationError
 
 from core.errors import GpuCiError
-from stacks.layers.cost import CostOutputs
 from stacks.outputs import (
     ArcCapacityOutputs,
     CapacityOutputs,
     ClusterOutputs,
+    CostOutputs,
     HostOutputs,
     PlatformOutputs,
     VmCapacityOutputs,
@@ -221,118 +208,3 @@ CLUSTER: Contract[ClusterOutputs] = Contract("cluster", ClusterOutputs, "gpu-ci:
 PLATFORM: Contract[PlatformOutputs] = Contract("platform", PlatformOutputs, "gpu-ci:platform")
 COST: Contract[CostOutputs] = Contract("cost", CostOutputs, "gpu-ci:capacity (vm or arc)")
 KUBECONFIG = "kubeconfig"
-
-
-def read_contract(reference: pulumi.StackReference, stack: str, contract: Contract[M]) -> Any:
-    """`Output[M]`: `contract`'s export of the referenced stack, validated.
-
-    Secret exactly when the referenced stack marks that export secret (validation reads
-    all outputs, which the SDK marks secret as a whole once any one is).
-    """
-    parsed = pulumi.Output.unsecret(reference.outputs.apply(lambda o: contract.parse(stack, o)))
-    # get_output carries the export's own secretness; its value is not needed here.
-    marker = reference.get_output(contract.export).apply(lambda _: None)
-    return pulumi.Output.all(parsed, marker).apply(lambda pair: pair[0])
-
-
-def read_secret(reference: pulumi.StackReference, stack: str, export: str, why: str) -> Any:
-    """`Output[str]`: a secret export (a kubeconfig), always secret, never printed."""
-
-    def check(outputs: Mapping[str, Any] | None) -> str:
-        value = (outputs or {}).get(export)
-        if not isinstance(value, str) or not value:
-            raise ContractError(f"stack {stack!r} exports no `{export}` ({why})")
-        return value
-
-    return pulumi.Output.secret(reference.outputs.apply(check))
-
-
-class GpuCiStack:
-    """One StackReference to a gpu-ci stack, and a typed reader per layer it exports.
-
-    `stack` is `ORGANIZATION/PROJECT/STACK` (Pulumi Cloud) or `STACK` (a self-managed
-    backend, or a stack of the same organization). Each reader is created once.
-    """
-
-    def __init__(
-        self,
-        stack: str,
-        *,
-        name: str | None = None,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        self.stack = stack
-        self.reference = pulumi.StackReference(name or stack, stack_name=stack, opts=opts)
-        self._read: dict[str, Any] = {}
-
-    @classmethod
-    def from_stack(
-        cls,
-        stack: str,
-        *,
-        name: str | None = None,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> GpuCiStack:
-        return cls(stack, name=name, opts=opts)
-
-    def read(self, contract: Contract[M]) -> Any:
-        """`Output[M]` for any contract (the readers below are typed shorthands)."""
-        if contract.export not in self._read:
-            self._read[contract.export] = read_contract(self.reference, self.stack, contract)
-        return self._read[contract.export]
-
-    def capacity(self) -> pulumi.Output[VmCapacityOutputs | ArcCapacityOutputs]:
-        """`capacity`, as the member its `kind` names: `VmCapacityOutputs` or
-        `ArcCapacityOutputs`."""
-        result: pulumi.Output[VmCapacityOutputs | ArcCapacityOutputs] = self.read(CAPACITY)
-        return result
-
-    def host(self) -> pulumi.Output[HostOutputs]:
-        result: pulumi.Output[HostOutputs] = self.read(HOST)
-        return result
-
-    def cluster(self) -> pulumi.Output[ClusterOutputs]:
-        result: pulumi.Output[ClusterOutputs] = self.read(CLUSTER)
-        return result
-
-    def platform(self) -> pulumi.Output[PlatformOutputs]:
-        result: pulumi.Output[PlatformOutputs] = self.read(PLATFORM)
-        return result
-
-    def cost(self) -> pulumi.Output[CostOutputs]:
-        """`cost`: the monthly compute estimates of the stack's GPU capacity."""
-        result: pulumi.Output[CostOutputs] = self.read(COST)
-        return result
-
-    def kubeconfig(self) -> pulumi.Output[str]:
-        """The cluster's admin kubeconfig: a secret, for a `kubernetes.Provider`."""
-        if KUBECONFIG not in self._read:
-            self._read[KUBECONFIG] = read_secret(
-                self.reference,
-                self.stack,
-                KUBECONFIG,
-                f"a gpu-ci stack exports it with `cluster`, when its config sets "
-                f"{CLUSTER.config_key}",
-            )
-        result: pulumi.Output[str] = self._read[KUBECONFIG]
-        return result
-
-
-def read_capacity(stack: str) -> pulumi.Output[VmCapacityOutputs | ArcCapacityOutputs]:
-    return GpuCiStack.from_stack(stack, name=f"{stack}-capacity").capacity()
-
-
-def read_host(stack: str) -> pulumi.Output[HostOutputs]:
-    return GpuCiStack.from_stack(stack, name=f"{stack}-host").host()
-
-
-def read_cluster(stack: str) -> pulumi.Output[ClusterOutputs]:
-    return GpuCiStack.from_stack(stack, name=f"{stack}-cluster").cluster()
-
-
-def read_platform(stack: str) -> pulumi.Output[PlatformOutputs]:
-    return GpuCiStack.from_stack(stack, name=f"{stack}-platform").platform()
-
-
-def read_cost(stack: str) -> pulumi.Output[CostOutputs]:
-    return GpuCiStack.from_stack(stack, name=f"{stack}-cost").cost()

@@ -1,0 +1,49 @@
+"""Who is deploying, and what every layer's resources carry because of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pulumi
+
+from stacks.config import StackConfig
+
+if TYPE_CHECKING:  # pulumi-kubernetes loads only when a stack reads a cluster
+    from components.cluster.reference import ClusterReference
+
+
+@dataclass(frozen=True)
+class StackContext:
+    """Who is deploying: the Pulumi project and stack names."""
+
+    project: str
+    stack: str
+
+
+@dataclass
+class StackOutputs:
+    """Each layer's typed export (an Output of its contract model), by export name."""
+
+    layers: dict[str, Any] = field(default_factory=dict)
+
+    def export(self) -> None:
+        for name, value in self.layers.items():
+            pulumi.export(name, value)
+
+
+def tags(cfg: StackConfig, ctx: StackContext) -> dict[str, str]:
+    """Freeform tags every OCI resource carries: who owns it and which stack made it."""
+    return {
+        "gpu-ci-project": ctx.project,
+        "gpu-ci-stack": ctx.stack,
+        "gpu-ci-owner": cfg.owner or "unset",
+    }
+
+
+class ClusterReferenceSource(Protocol):
+    """Where a layer gets the cluster another stack exports (`stacks.compose` makes them)."""
+
+    def get(self, key: str) -> ClusterReference:
+        """The reference for the stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
+        ...

@@ -1,0 +1,120 @@
+"""`python -m stacks`: the offline plan of a stack, and the diff of two plans (`USAGE`).
+
+`stacks/__main__.py` only calls `entry_point`; tests call `main` with an argument list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import pulumi
+
+from core.errors import GpuCiError, write_output
+from stacks.offline.diff import diff_files
+from stacks.offline.mermaid import render_mermaid
+from stacks.offline.plan import REPO, plan_run
+from stacks.offline.snapshot import dumps, snapshot_of
+from stacks.offline.tree import render_tree
+
+USAGE = """The offline plan of a stack, and the diff of two plans.
+
+  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
+  python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m stacks",
+        description=USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    plan = sub.add_parser("plan", help="plan a stack offline, under mocks, and print its graph")
+    plan.add_argument("stack", help="stack name: plans Pulumi.STACK.yaml")
+    plan.add_argument("--json", type=Path, metavar="FILE", help="write the plan snapshot")
+    plan.add_argument("--mermaid", type=Path, metavar="FILE", help="write a Mermaid flowchart")
+    plan.add_argument(
+        "--quiet", action="store_true", help="print only the resource count, not the tree"
+    )
+    plan.add_argument(
+        "--project-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where Pulumi.yaml and the stack files are (default: this checkout)",
+    )
+    diff = sub.add_parser(
+        "diff",
+        help="compare two plan snapshots (exit 0: same, 1: changes, 2: bad input)",
+        description="Compare two `plan --json` snapshots: resources to add, remove and "
+        "change, by the engine's and the providers' rules: create, update, replace (with the "
+        "input that forced it) or delete; the changed input paths (secrets masked, long "
+        "strings as digests) and dependency changes. Exit 0 without changes, 1 with changes, "
+        "2 on bad input.",
+    )
+    diff.add_argument("base", type=Path, help="the snapshot before (e.g. planned on main)")
+    diff.add_argument("head", type=Path, help="the snapshot after (e.g. planned on the PR)")
+    diff.add_argument(
+        "--markdown",
+        action="store_true",
+        help="GitHub markdown: destructive operations first, a table, details and a Mermaid "
+        "picture of the changed part",
+    )
+    diff.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help='write the classification: {"changes": [{"urn", "type", "op", "replaceBecause", '
+        '"deleteBeforeReplace"}]} (unchanged resources left out)',
+    )
+    return parser
+
+
+def _diff(args: argparse.Namespace) -> int:
+    try:
+        code, text = diff_files(args.base, args.head, markdown=args.markdown, json_out=args.json)
+    except GpuCiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "diff":
+        return _diff(args)
+    try:
+        run = plan_run(args.stack, args.project_dir or REPO)
+    except (GpuCiError, pulumi.RunError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for level, message in run.logs:  # as `pulumi preview` shows them
+        if level in ("warning", "error"):
+            print(f"{level}: {message}", file=sys.stderr)
+    snap = snapshot_of(run)
+    try:
+        if args.json:
+            write_output(args.json, dumps(snap), "--json")
+        if args.mermaid:
+            write_output(args.mermaid, render_mermaid(snap), "--mermaid")
+    except GpuCiError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    tree = render_tree(snap)
+    sys.stdout.write(tree.splitlines(keepends=True)[0] if args.quiet else tree)
+    return 0
+
+
+def entry_point() -> None:
+    """`main` as the process: exit with its code, without interpreter teardown."""
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown: the Pulumi SDK leaves per-thread event loops whose
+    # finalizers can print spurious "Invalid file descriptor" noise at exit.
+    os._exit(code)

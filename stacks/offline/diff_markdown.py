@@ -1,0 +1,112 @@
+"""A plan diff as GitHub markdown, for a pull request comment (`stacks diff --markdown`).
+
+Destructive operations first, in a caution block; then a table of every change, the
+changed inputs and dependencies in a collapsed section, changed stack outputs, and a
+Mermaid picture of the changed part of the graph.
+"""
+
+from __future__ import annotations
+
+from stacks.offline.diff_changes import PlanDiff, ResourceChange, destroys
+from stacks.offline.diff_mermaid import render_changed_mermaid
+from stacks.offline.diff_words import line_delta, listed, short_name, show, summary, title, why
+from stacks.offline.snapshot import Snapshot
+
+_MD_OP = {
+    "create": "+ create",
+    "delete": "- **delete**",
+    "update": "~ update",
+    "replace": "± **replace**",
+    "same": "= same",
+}
+
+
+def _code(text: str) -> str:
+    """`text` as inline code that survives a markdown table cell."""
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _inputs_cell(r: ResourceChange) -> str:
+    paths = [_code(c.path) for c in r.inputs[:6]]
+    if len(r.inputs) > 6:
+        paths.append(f"… {len(r.inputs) - 6} more")
+    if r.deps_added or r.deps_removed:
+        paths.append("dependencies")
+    if reason := why(r):
+        paths.append(f"**{reason}**")
+    return ", ".join(paths)
+
+
+def _destructive_block(d: PlanDiff) -> list[str]:
+    loud = [r for r in listed(d) if destroys(r)]
+    if not loud:
+        return []
+    out = ["> [!CAUTION]", f"> **This change destroys {len(loud)} resource(s) that matter.**", ">"]
+    for r in loud:
+        what = destroys(r)
+        reason = why(r)
+        line = f"> - **{r.op}** {_code(r.name)} ({_code(r.type)})"
+        if what:
+            line += f": destroys {what}"
+        if reason:
+            line += f" — {reason}"
+        out.append(line)
+    return [*out, ""]
+
+
+def render_markdown(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
+    out = [f"### Plan diff: {_code(title(d))}", ""]
+    if not d.changed:
+        out.append(f"No changes: the same {d.unchanged} resources with the same inputs.")
+        return "\n".join(out) + "\n"
+    out += [f"**{summary(d)}**", ""]
+    out += _destructive_block(d)
+    if d.resources:
+        out += ["| | resource | type | changed |", "|---|---|---|---|"]
+        for r in listed(d):
+            out.append(
+                f"| {_MD_OP[r.op]} | {_code(r.name)} | {_code(r.type)} | {_inputs_cell(r)} |"
+            )
+        out.append("")
+    out += _details(d)
+    if d.outputs:
+        out += ["#### Stack outputs", "", "| output | base | head |", "|---|---|---|"]
+        out += [
+            f"| {_code(c.path)} | {_code(show(c.old))} | {_code(show(c.new))} |" for c in d.outputs
+        ]
+        out.append("")
+    if d.resources:
+        out += ["```mermaid", render_changed_mermaid(d, base, head).rstrip("\n"), "```", ""]
+    return "\n".join(out)
+
+
+def _details(d: PlanDiff) -> list[str]:
+    """The collapsed section: each changed resource's inputs and dependencies."""
+    out: list[str] = []
+    detailed = [r for r in listed(d) if r.inputs or r.deps_added or r.deps_removed or r.ignored]
+    if detailed:
+        out += ["<details><summary>Changed inputs and dependencies</summary>", ""]
+        for r in detailed:
+            reason = why(r)
+            out += [
+                f"#### {_code(r.name)} ({_code(r.type)})" + (f" — {reason}" if reason else ""),
+                "",
+            ]
+            if r.inputs or r.ignored:
+                out += ["| input | base | head |", "|---|---|---|"]
+                for c in r.inputs:
+                    delta = line_delta(c)
+                    new = _code(show(c.new)) + (f" ({delta})" if delta else "")
+                    out.append(f"| {_code(c.path)} | {_code(show(c.old))} | {new} |")
+                for path in r.ignored:
+                    out.append(f"| {_code(path)} | changed | ignored (`ignoreChanges`) |")
+                out.append("")
+            for dep in r.deps_added:
+                out.append(f"- now depends on {_code(short_name(dep))}")
+            for dep in r.deps_removed:
+                out.append(f"- no longer depends on {_code(short_name(dep))}")
+            if r.deps_added or r.deps_removed:
+                out.append("")
+        out += ["</details>", ""]
+    return out

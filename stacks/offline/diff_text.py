@@ -1,0 +1,37 @@
+"""A plan diff as plain text: what `python -m stacks diff` prints by default."""
+
+from __future__ import annotations
+
+from stacks.offline.diff_changes import PlanDiff, destroys
+from stacks.offline.diff_words import line_delta, listed, short_name, show, summary, title, why
+
+_TEXT_OP = {"create": "+", "delete": "-", "update": "~", "replace": "+-", "same": "="}
+
+
+def render_text(d: PlanDiff) -> str:
+    if not d.changed:
+        return f"{title(d)}: no changes ({d.unchanged} resources)\n"
+    lines = [f"{title(d)}: {summary(d)}"]
+    for r in listed(d):
+        reason = why(r)
+        note = f"  ({r.op}: {reason})" if reason else ""
+        if r.op == "same":
+            note = "  (dependencies only: no operation)"
+        lines.append(f"{_TEXT_OP[r.op]:>2} {r.type}  {r.name}{note}")
+        if what := destroys(r):
+            lines.append(f"      !! destroys {what}")
+        for c in r.inputs:
+            delta = line_delta(c)
+            lines.append(
+                f"      {c.path}: {show(c.old)} → {show(c.new)}" + (f"  ({delta})" if delta else "")
+            )
+        for path in r.ignored:
+            lines.append(f"      {path}: changed, ignored (ignoreChanges)")
+        for dep in r.deps_added:
+            lines.append(f"      depends on + {short_name(dep)}")
+        for dep in r.deps_removed:
+            lines.append(f"      depends on - {short_name(dep)}")
+    if d.outputs:
+        lines.append("stack outputs:")
+        lines += [f"      {c.path}: {show(c.old)} → {show(c.new)}" for c in d.outputs]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,133 @@
+"""The providers' replacement rules, as `stacks/offline/replacements/` states them.
+
+Which input changes a provider cannot make in place (Terraform's `ForceNew`, the
+Kubernetes provider's immutable fields, Helm's and pulumi-command's own), whether it
+deletes the old resource first, and whether its outputs are unknown after an update, per
+Pulumi type token; `stacks.offline.lifecycle` applies them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+RULES = Path(__file__).resolve().parent / "replacements"
+
+
+@dataclass(frozen=True)
+class TypeRules:
+    """What a provider does with one resource type's input changes."""
+
+    force_new: tuple[str, ...] = ()
+    delete_before_replace: bool = False
+    outputs_unknown_on_update: bool = False
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The providers' replacement rules, per Pulumi type token (`for_type`)."""
+
+    exact: dict[str, TypeRules]
+    kubernetes_every_kind: tuple[str, ...]
+    kubernetes_named_dbr: bool
+    config_map_unless_mutable: tuple[str, ...]
+    secret_unless_mutable: tuple[str, ...]
+    kubeconfig_unknown_replaces: bool
+
+    def for_type(self, type_: str, provider_inputs: Mapping[str, Any] | None = None) -> TypeRules:
+        provider_inputs = provider_inputs or {}
+        if type_ in self.exact:
+            rules = self.exact[type_]
+        elif type_.startswith("kubernetes:"):
+            rules = TypeRules(
+                self.kubernetes_every_kind,
+                self.kubernetes_named_dbr,
+                source="pulumi-kubernetes diff.go: every kind",
+            )
+        else:
+            return TypeRules()
+        if type_ == "kubernetes:core/v1:ConfigMap" and not provider_inputs.get(
+            "enableConfigMapMutable"
+        ):
+            rules = _extend(rules, self.config_map_unless_mutable)
+        if type_ == "kubernetes:core/v1:Secret" and not provider_inputs.get("enableSecretMutable"):
+            rules = _extend(rules, self.secret_unless_mutable)
+        return rules
+
+
+def _extend(rules: TypeRules, paths: Iterable[str]) -> TypeRules:
+    return replace(rules, force_new=(*rules.force_new, *paths))
+
+
+def camel(path: str) -> str:
+    """A Terraform attribute path in Pulumi's names: `create_vnic_details.subnet_id` ->
+    `createVnicDetails.subnetId`."""
+
+    def one(part: str) -> str:
+        head, *rest = part.split("_")
+        return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+    return ".".join(one(p) for p in path.split("."))
+
+
+def _flag(value: Any) -> bool:
+    return bool(value["value"] if isinstance(value, dict) else value)
+
+
+def _read(name: str) -> Any:
+    return json.loads((RULES / name).read_text(encoding="utf-8"))
+
+
+@cache
+def load_rules() -> Rules:
+    """The rules as `stacks/offline/replacements/` states them (see its rules.json)."""
+    how = _read("rules.json")
+    oci = _read("oci-terraform-forcenew.json")
+    k8s = _read("kubernetes-forcenew.json")
+    exact: dict[str, TypeRules] = {}
+    oci_how = how["oci"]
+    for tf_type, token in oci_how["types"].items():
+        paths = [camel(p) for p in oci[tf_type]["forceNew"]]
+        for rule in oci_how["customizeDiff"].get(tf_type, []):
+            paths += rule["paths"]
+        exact[token] = TypeRules(
+            tuple(paths),
+            _flag(oci_how["deleteBeforeReplace"]),
+            _flag(oci_how["outputsUnknownOnUpdate"]),
+            f"terraform-provider-oci {tf_type}",
+        )
+    k8s_how = how["kubernetes"]
+    named = _flag(k8s_how["deleteBeforeReplaceWhenNamed"])
+    every = tuple(k8s["everyKind"])
+    for group_version, kinds in k8s["kinds"].items():
+        for kind, paths in kinds.items():
+            exact[f"kubernetes:{group_version}:{kind}"] = TypeRules(
+                (*every, *paths), named, source=f"pulumi-kubernetes diff.go {kind}"
+            )
+    helm = k8s["helmReleaseV3"]
+    exact["kubernetes:helm.sh/v3:Release"] = TypeRules(
+        tuple(helm["forceNew"]),
+        bool(helm["deleteBeforeReplace"]),
+        source="pulumi-kubernetes helm_release.go",
+    )
+    cmd = how["command"]
+    for token in cmd["types"]:
+        exact[token] = TypeRules(
+            tuple(cmd["forceNew"]),
+            _flag(cmd["deleteBeforeReplace"]),
+            _flag(cmd["outputsUnknownOnUpdate"]),
+            "pulumi-command",
+        )
+    return Rules(
+        exact=exact,
+        kubernetes_every_kind=every,
+        kubernetes_named_dbr=named,
+        config_map_unless_mutable=tuple(k8s["configMapUnlessMutable"]),
+        secret_unless_mutable=tuple(k8s["secretUnlessMutable"]),
+        kubeconfig_unknown_replaces=_flag(k8s_how["kubeconfigUnknownReplacesProvider"]),
+    )

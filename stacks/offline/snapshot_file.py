@@ -1,0 +1,70 @@
+"""A plan snapshot read back from its file, checked for the shape `stacks.offline.snapshot`
+writes, so `stacks diff` refuses a wrong file in one line (exit 2) instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from core.errors import GpuCiError
+from stacks.offline.snapshot import Snapshot
+
+
+class SnapshotError(GpuCiError):
+    """A file that is not a readable plan snapshot (one line, naming the file)."""
+
+
+_REQUIRED: dict[str, type] = {
+    "urn": str,
+    "type": str,
+    "name": str,
+    "parent": str,
+    "dependencies": list,
+}
+
+
+def load_snapshot(path: Path) -> Snapshot:
+    """A snapshot file, checked for the shape `stacks.offline.snapshot` writes."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise SnapshotError(f"{path}: cannot read the plan snapshot ({reason})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SnapshotError(
+            f"{path}: not JSON ({err.msg} at line {err.lineno}, column {err.colno}); "
+            "write it with `python -m stacks plan STACK --json FILE`"
+        ) from None
+    problem = _shape_problem(data)
+    if problem:
+        raise SnapshotError(f"{path}: not a plan snapshot ({problem})")
+    snapshot: Snapshot = data
+    return snapshot
+
+
+def _shape_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not an object"
+    top: dict[str, type] = {"project": str, "stack": str, "resources": list}
+    for key, kind in top.items():
+        if not isinstance(data.get(key), kind):
+            return f"`{key}` is missing or not a {kind.__name__}"
+    if not isinstance(data.get("outputs", {}), dict):
+        return "`outputs` is not an object"
+    return next(filter(None, map(_resource_problem, enumerate(data["resources"]))), None)
+
+
+def _resource_problem(item: tuple[int, Any]) -> str | None:
+    i, r = item
+    if not isinstance(r, dict):
+        return f"resources[{i}] is not an object"
+    for key, kind in _REQUIRED.items():
+        if not isinstance(r.get(key), kind):
+            return f"resources[{i}].{key} is missing or not a {kind.__name__}"
+    if not isinstance(r.get("inputs", {}), dict):
+        return f"resources[{i}].inputs is not an object"
+    return None
