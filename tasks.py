@@ -50,7 +50,8 @@ def setup() -> None:
     if sys.version_info < (3, 11):  # noqa: UP036  (a newcomer may run an older python3)
         sys.exit(f"gpu-ci needs Python 3.11 or newer, not {sys.version.split()[0]}")
     print(f"setting up .venv (the hash-checked lock {INSTALLED_LOCK}) ...", flush=True)
-    venv.EnvBuilder(with_pip=True).create(VENV)
+    if not (BIN / "python").exists():  # an existing one is updated in place: pip install
+        venv.EnvBuilder(with_pip=True).create(VENV)
     run(
         BIN / "python",
         "-m",

@@ -207,6 +207,8 @@ def test_the_set_up_installs_the_dev_lock_hash_checked(
             calls.append(("venv", str(folder)))
 
     monkeypatch.setattr(tasks, "STAMP", tmp_path / "stamp")
+    monkeypatch.setattr(tasks, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(tasks, "BIN", tmp_path / ".venv" / "bin")  # no python yet
     monkeypatch.setattr(venv, "EnvBuilder", Builder)
     monkeypatch.setattr(tasks, "run", lambda *argv: calls.append(tuple(map(str, argv))))
     tasks.setup()
@@ -233,15 +235,37 @@ def test_the_set_up_stamp_covers_the_locks_and_the_pins(
         before = after
 
 
-def test_ci_installs_the_dev_lock_with_require_hashes_before_the_tests() -> None:
+def test_ci_installs_through_the_readme_test_command() -> None:
+    """CI runs `tasks.py test`, whose set-up installs the dev lock hash-checked (above);
+    a second install of its own into the same .venv would only be another way to drift."""
     script = (ROOT / ".ci" / "run").read_text()
     lines = [line.split("#", 1)[0] for line in script.splitlines()]
-    installs = [i for i, line in enumerate(lines) if re.search(r"\bpip install\b", line)]
-    assert installs, ".ci/run installs nothing"
-    for i in installs:
-        assert f"--require-hashes -r {DEV_LOCK}" in lines[i], lines[i]
-    tests = [i for i, line in enumerate(lines) if "tasks.py test" in line]
-    assert tests and min(installs) < min(tests)
+    assert [line for line in lines if re.search(r"\bpip install\b|-m venv\b", line)] == []
+    assert any("python3 tasks.py test" in line for line in lines)
+
+
+def test_setup_updates_an_existing_venv_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venv that exists (made by `python3 -m venv`, or by an older lock) is installed
+    into, not re-created: re-creating copies python over a symlink to itself, or over the
+    running interpreter."""
+    made: list[Path] = []
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(tasks, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(tasks, "BIN", tmp_path / ".venv" / "bin")
+    monkeypatch.setattr(tasks, "STAMP", tmp_path / ".venv" / ".stamp")
+    monkeypatch.setattr(venv.EnvBuilder, "create", lambda self, env: made.append(env))
+    monkeypatch.setattr(tasks, "run", lambda *argv: calls.append(argv))
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").write_text("")
+    tasks.setup()
+    assert made == []
+    assert calls and "--require-hashes" in calls[0]
+    (tmp_path / ".venv" / "bin" / "python").unlink()
+    (tmp_path / ".venv" / ".stamp").unlink()
+    tasks.setup()
+    assert made == [tmp_path / ".venv"]
 
 
 def test_every_install_of_a_requirements_file_names_a_lock() -> None:

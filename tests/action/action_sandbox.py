@@ -1,6 +1,6 @@
 """The gpu-cluster action's shell steps, run as action.yml runs them, in the stub sandbox.
 
-`tests/host/sandbox.py` gives PATH only recording stubs (sudo, curl, docker, kind, ...)
+`tests/components/host/sandbox.py` gives PATH only recording stubs (sudo, curl, docker, kind, ...)
 and a few harmless real tools; this adds what the action's steps run besides: a Pulumi
 CLI stand-in (`pulumi_stub.bash`) that the action downloads from the pinned URL, SHA-256
 checks and extracts like the real tarball, `kind load` (the host stub knows only the
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.host.sandbox import STUB, Run, Sandbox
+from tests.components.host.sandbox import STUB, Run, Sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 ACTION = REPO / ".github" / "actions" / "gpu-cluster"

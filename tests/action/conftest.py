@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.host.sandbox import Sandbox
+from tests.components.host.sandbox import Sandbox
 
 from .action_sandbox import ActionSandbox
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.host.sandbox import Run
+from tests.components.host.sandbox import Run
 
 from .action_sandbox import ACTION, REPO, ActionSandbox
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.host.sandbox import Sandbox
+from tests.components.host.sandbox import Sandbox
 
 from .action_sandbox import REPO, ActionSandbox
 

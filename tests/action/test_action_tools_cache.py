@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.host.sandbox import Run
+from tests.components.host.sandbox import Run
 
 from .action_sandbox import ActionSandbox, sha256
 

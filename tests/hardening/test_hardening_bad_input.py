@@ -27,7 +27,7 @@ from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
 from stacks.offline.records import Registration
 from stacks.program import main
-from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher
+from tests.components.arc.arc_helpers import arc_stack, gpu_pod, launcher
 from tests.stacks.stack_helpers import SSH_KEY, flat, vm_stack
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAhardening\n-----END RSA PRIVATE KEY-----\n"

@@ -31,7 +31,7 @@ from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
 from stacks.offline.records import Registration
 from stacks.program import main
-from tests.arc.arc_helpers import LAUNCHER_IMAGE, arc_stack, gpu_pod, launcher, oke
+from tests.components.arc.arc_helpers import LAUNCHER_IMAGE, arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import COMPARTMENT, SSH_KEY, TENANCY, flat, vm_stack
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEApatterns\n-----END RSA PRIVATE KEY-----\n"

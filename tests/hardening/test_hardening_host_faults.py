@@ -24,9 +24,9 @@ from components.host.runner_params import GithubRunnerRemoveParams
 from components.host.step import Step, StepParams
 from stacks.offline.plan import plan_run
 from stacks.offline.records import Registration
-from tests.host.github import API, RUNNER_ID, install, needs_jq, run_loop, serve_github
-from tests.host.sandbox import Run, Sandbox
-from tests.host.test_step_nvkind_cluster import A10, cluster_params, create, run_step
+from tests.components.host.github import API, RUNNER_ID, install, needs_jq, run_loop, serve_github
+from tests.components.host.nvkind_steps import A10, cluster_params, create, run_step
+from tests.components.host.sandbox import Run, Sandbox
 
 KEY_FILE = "etc/gpu-ci/github-app/private-key.pem"
 PENDING = "var/lib/gpu-ci/toolkit-config/docker-restart-pending"

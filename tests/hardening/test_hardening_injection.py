@@ -30,7 +30,7 @@ from stacks.config import ConfigError, load_config, raw_from_flat
 from stacks.offline.mocks import run_program
 from stacks.offline.records import Registration
 from stacks.program import main
-from tests.arc.arc_helpers import NODE_POOL, arc_stack, gpu_pod, oke, run_arc
+from tests.components.arc.arc_helpers import NODE_POOL, arc_stack, gpu_pod, oke, run_arc
 from tests.stacks.stack_helpers import flat
 
 SECRET = {"gpu-ci:arc"}

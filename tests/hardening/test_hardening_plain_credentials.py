@@ -37,7 +37,7 @@ from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
 from stacks.offline.records import Registration
 from stacks.program import main
-from tests.arc.arc_helpers import arc_stack, gpu_pod, launcher, oke
+from tests.components.arc.arc_helpers import arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import flat, vm_stack
 
 MARK = "plaintextcredential"

@@ -1,9 +1,15 @@
-"""Helpers for recipe tests: tiny catalog documents."""
+"""Helpers for recipe tests: tiny catalog documents, resolving an overlay by its criteria."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
+
+from recipes import Catalog, RecipeCriteria, RecipeError, resolve
+from recipes.guards import NO_CRITERIA
 
 V1 = "aicr.nvidia.com/v1alpha1"
 """AICR v0.11's format."""
@@ -40,3 +46,21 @@ def overlay(name: str, api: str = CURRENT, **spec: object) -> dict[str, object]:
 def mixin(name: str, api: str = CURRENT, **spec: object) -> dict[str, object]:
     """A mixins/<name>.yaml document."""
     return {"kind": "RecipeMixin", "apiVersion": api, "metadata": {"name": name}, "spec": spec}
+
+
+def resolve_own(catalog: Catalog, name: str) -> None:
+    """Resolve overlay `name` by its own criteria, as `aicr recipe` with those flags would.
+
+    An overlay that pins nothing (v0.11.1's and the 2026 catalog's monitoring-hpa, criteria
+    `intent: any`) cannot be asked for: AICR refuses a query with no criteria. It matches
+    every query instead, so it is checked in another recipe."""
+    criteria = catalog.overlays[name].doc.spec.criteria
+    assert criteria is not None
+    if criteria.normalized().specificity() == 0:
+        with pytest.raises(RecipeError, match=f"^{re.escape(NO_CRITERIA)}$"):
+            resolve(catalog, criteria)
+        criteria = RecipeCriteria(service="eks")
+    result = resolve(catalog, criteria)
+    assert result.metadata.appliedOverlays[0] == "base"
+    assert name in result.metadata.appliedOverlays
+    assert sorted(result.deploymentOrder) == sorted(c.name for c in result.componentRefs)

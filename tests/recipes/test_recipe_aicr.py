@@ -3,14 +3,13 @@ with AICR's results."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from recipes import Catalog, RecipeCriteria, RecipeError, component_values, load_catalog, resolve
-from recipes.guards import NO_CRITERIA
+from recipes import Catalog, RecipeCriteria, component_values, load_catalog, resolve
 from recipes.yamlfiles import load_yaml
+from tests.recipes.recipe_helpers import resolve_own
 
 # The overlays of the pinned v0.11.1 catalog besides `base`, named here rather than globbed
 # at collection: without the data (a public clone) each case still runs into the `upstream`
@@ -70,24 +69,6 @@ def test_catalog_loads_every_overlay(aicr: Catalog, aicr_dir: Path) -> None:
         "recipe catalog: 1 key(s) its format does not define, ignored as aicr ignores "
         "them: registry.yaml: components[2].manifest"
     ]
-
-
-def resolve_own(catalog: Catalog, name: str) -> None:
-    """Resolve overlay `name` by its own criteria, as `aicr recipe` with those flags would.
-
-    An overlay that pins nothing (v0.11.1's and the 2026 catalog's monitoring-hpa, criteria
-    `intent: any`) cannot be asked for: AICR refuses a query with no criteria. It matches
-    every query instead, so it is checked in another recipe."""
-    criteria = catalog.overlays[name].doc.spec.criteria
-    assert criteria is not None
-    if criteria.normalized().specificity() == 0:
-        with pytest.raises(RecipeError, match=f"^{re.escape(NO_CRITERIA)}$"):
-            resolve(catalog, criteria)
-        criteria = RecipeCriteria(service="eks")
-    result = resolve(catalog, criteria)
-    assert result.metadata.appliedOverlays[0] == "base"
-    assert name in result.metadata.appliedOverlays
-    assert sorted(result.deploymentOrder) == sorted(c.name for c in result.componentRefs)
 
 
 @pytest.mark.parametrize("name", OVERLAYS)

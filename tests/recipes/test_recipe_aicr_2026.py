@@ -11,7 +11,7 @@ import yaml
 from recipes import Catalog, RecipeCriteria, RecipeError, component_values, hydrate, resolve
 from recipes.cli import main
 from tests.recipes.aicr_overlays import OVERLAYS_2026
-from tests.recipes.test_recipe_aicr import resolve_own
+from tests.recipes.recipe_helpers import resolve_own
 
 GB200_EKS_TRAINING = RecipeCriteria(service="eks", accelerator="gb200", intent="training")
 

@@ -14,20 +14,7 @@ import pytest
 import yaml
 
 from recipes import PROJECT_CATALOG, load_catalog
-
-CHARTS = {"gpu-operator": "gpu-operator", "kubeflow-trainer": "kubeflow-trainer"}
-
-
-def unknown_keys(ours: Any, defaults: Any, path: str = "") -> Iterator[str]:
-    """Dotted paths set in `ours` that `defaults` does not have."""
-    if not isinstance(ours, dict) or not isinstance(defaults, dict) or not defaults:
-        return
-    for key, value in ours.items():
-        where = f"{path}.{key}" if path else str(key)
-        if key not in defaults:
-            yield where
-        else:
-            yield from unknown_keys(value, defaults[key], where)
+from tests.oracles.chart_values import CHARTS, unknown_keys
 
 
 def project_values() -> Iterator[tuple[str, str, dict[str, Any]]]:

@@ -1,0 +1,1 @@
+"""The test suite; `tests/<area>/` mirrors the source tree."""

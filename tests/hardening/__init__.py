@@ -1,0 +1,1 @@
+"""Hostile input and host faults, across the program."""
