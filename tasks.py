@@ -9,6 +9,9 @@
                                            (minutes; ARGS go to bench/plan_wall.py)
     python3 tasks.py lock [ARGS]           the same set-up, then regenerate the lock files from
                                            requirements*.in (network; ARGS go to `uv pip compile`)
+    python3 tasks.py mutate [MODULE...]    the same set-up, then mutation testing (mutmut) of each
+                                           MODULE (default: every one of MUTATION_TESTS) against
+                                           the tests that exercise it (long: not in `test` or CI)
 
 `python3 tasks.py TASK --help` says what the task runs without running it. The set-up installs
 the lock requirements-dev.txt (every transitive dependency pinned, each file hash-checked:
@@ -18,11 +21,14 @@ the lock requirements-dev.txt (every transitive dependency pinned, each file has
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shutil
 import subprocess
 import sys
 import venv
 from pathlib import Path
+from typing import Final
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
@@ -37,6 +43,75 @@ REQUIREMENTS = (*LOCKS.values(), *LOCKS)
 # The CI machine's interpreter: the oldest the project supports. `--universal` resolves for
 # every platform and Python >= this one, markers kept, so one lock serves CI and newcomers.
 LOCK_PYTHON = "3.11"
+
+# Mutation testing (`python3 tasks.py mutate`): each module mutmut mutates, and the tests that
+# exercise it, which are all that run against its mutants (the whole suite takes minutes on 2
+# cores). tests/test_tasks_mutate.py keeps every path here existing and every critical module
+# (issue 16, class 8) listed.
+_CONFIG_TESTS = (
+    "tests/stacks/config",
+    "tests/hardening/test_hardening_config_patterns.py",
+    "tests/hardening/test_hardening_secrets.py",
+    "tests/hardening/test_hardening_plain_credentials.py",
+    "tests/hardening/test_hardening_late_validation.py",
+)
+_HOST_PARAM_TESTS = (
+    "tests/components/host/test_github_runner_params.py",
+    "tests/components/host/test_render.py",
+    "tests/components/host/test_step_authorized_keys.py",
+    "tests/components/host/test_params.py",
+    "tests/hardening/test_hardening_late_validation.py",
+)
+_POLICY_TESTS = (
+    "tests/policy",
+    "tests/hardening/test_hardening_policy.py",
+    "tests/hardening/test_hardening_ingress.py",
+)
+MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
+    "stacks/config/annotations.py": _CONFIG_TESTS,
+    "stacks/config/loader.py": (*_CONFIG_TESTS, "tests/stacks/offline/test_stack_file_yaml.py"),
+    "stacks/config/param_keys.py": _CONFIG_TESTS,
+    "stacks/config/param_problems.py": _CONFIG_TESTS,
+    "stacks/config/problems.py": _CONFIG_TESTS,
+    "stacks/config/recipe.py": _CONFIG_TESTS,
+    "stacks/config/reference.py": _CONFIG_TESTS,
+    "stacks/config/stack.py": _CONFIG_TESTS,
+    "stacks/config/usage.py": (*_CONFIG_TESTS, "tests/stacks/layers/test_costs.py"),
+    "components/host/chain.py": (
+        "tests/components/host/test_chain.py",
+        "tests/components/host/test_reboot_wait.py",
+        "tests/stacks/layers/test_host_layer_graph.py",
+    ),
+    "components/host/compat.py": (
+        "tests/components/host/test_compat.py",
+        "tests/stacks/config/test_host_versions.py",
+    ),
+    "components/host/params.py": _HOST_PARAM_TESTS,
+    "components/host/step.py": _HOST_PARAM_TESTS,
+    "components/host/bootstrap_params.py": _HOST_PARAM_TESTS,
+    "components/host/runner_params.py": _HOST_PARAM_TESTS,
+    "components/host/cluster_params.py": _HOST_PARAM_TESTS,
+    "components/host/ssh_keys.py": _HOST_PARAM_TESTS,
+    "recipes/resolver.py": ("tests/recipes/test_recipe_semantics.py",),
+    "recipes/merge.py": (
+        "tests/recipes/test_recipe_semantics.py",
+        "tests/recipes/test_recipe_aicr_ported.py",
+    ),
+    "policy/rule.py": _POLICY_TESTS,
+    "policy/rules.py": _POLICY_TESTS,
+    "policy/world_openings.py": _POLICY_TESTS,
+    "policy/ingress.py": _POLICY_TESTS,
+    "policy/image_digests.py": _POLICY_TESTS,
+    "policy/pod_specs.py": _POLICY_TESTS,
+    "policy/runners.py": _POLICY_TESTS,
+    "policy/gpu_tags.py": _POLICY_TESTS,
+    "policy/env_secrets.py": _POLICY_TESTS,
+    "policy/chart_versions.py": _POLICY_TESTS,
+}
+MUTATE_DIR = ROOT / "out" / "mutate"
+# What a module's scratch copy of the tree leaves out (mutmut writes its mutants/ there).
+_NOT_COPIED = {".git", ".venv", "out", "mutants", "node_modules", "setup.cfg"}
+_RESULT = re.compile(r"^\s+(\S+): (.+)$")
 
 
 def _digest() -> str:
@@ -94,6 +169,81 @@ def lock(extra: list[str]) -> None:
         )
 
 
+def mutate(modules: list[str]) -> None:
+    """mutmut over each module, in its own scratch copy of the tree (out/mutate/MODULE/).
+
+    Only the module is mutated and only its tests of MUTATION_TESTS run (mutmut runs, for each
+    mutant, those of them that reach the mutated function). Prints, and writes to
+    out/mutate/scores.md, a table of mutants, killed, survived and score per module; the
+    survivors of each are listed under out/mutate/MODULE/survivors.txt (`mutmut show NAME`
+    there prints a mutant's diff).
+    """
+    unknown = [m for m in modules if m not in MUTATION_TESTS]
+    if unknown:
+        sys.exit(f"not in MUTATION_TESTS: {', '.join(unknown)}\n{TASK_HELP['mutate']}")
+    rows = [_mutate_one(module) for module in modules or MUTATION_TESTS]
+    table = [
+        "| module | mutants | killed | survived | score |",
+        "|---|---:|---:|---:|---:|",
+        *(
+            f"| `{m}` | {n} | {k} | {n - k} | {100 * k / n if n else 100:.0f}% |"
+            for m, n, k in rows
+        ),
+    ]
+    (MUTATE_DIR / "scores.md").write_text("\n".join(table) + "\n")
+    print("\n".join(table))
+
+
+def _ignored(folder: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in _NOT_COPIED or n.endswith("_cache")}
+
+
+def _mutate_one(module: str) -> tuple[str, int, int]:
+    """(module, mutants, killed); a mutant the type checker or a timeout catches counts killed."""
+    tree = MUTATE_DIR / module.removesuffix(".py").replace("/", ".")
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(ROOT, tree, ignore=_ignored)
+    package = module.split("/", maxsplit=1)[0]
+    others = sorted(p.name for p in tree.iterdir() if p.name != package)
+    lines = [
+        "[mutmut]",
+        f"source_paths = {package}",
+        f"only_mutate = {module}",
+        "also_copy =",
+        *(f"    {name}" for name in others),
+        "pytest_add_cli_args_test_selection =",
+        *(f"    {test}" for test in MUTATION_TESTS[module]),
+        "pytest_add_cli_args =",
+        "    -p",
+        "    no:cacheprovider",
+        "use_git_change_detection = false",
+    ]
+    (tree / "setup.cfg").write_text("\n".join(lines) + "\n")
+    env = {**os.environ, "GPU_CI_UPSTREAM": str(ROOT.parent / "shared" / "upstream")}
+    mutmut = str(BIN / "mutmut")
+    print(f"== mutmut: {module} against {len(MUTATION_TESTS[module])} test paths", flush=True)
+    cores = str(os.cpu_count() or 2)
+    subprocess.run([mutmut, "run", "--max-children", cores], cwd=tree, env=env, check=False)
+    listed = subprocess.run(
+        [mutmut, "results", "--all", "true"],
+        cwd=tree,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+    ).stdout
+    dotted = module.removesuffix(".py").replace("/", ".") + "."
+    status = {
+        m.group(1): m.group(2)
+        for m in map(_RESULT.match, listed.splitlines())
+        if m and m.group(1).startswith(dotted)
+    }
+    caught = ("killed", "caught by type check", "timeout")
+    survivors = sorted(name for name, s in status.items() if s not in caught)
+    (tree / "survivors.txt").write_text("".join(f"{name}: {status[name]}\n" for name in survivors))
+    return module, len(status), len(status) - len(survivors)
+
+
 def run(*argv: object) -> None:
     done = subprocess.run([str(a) for a in argv], cwd=ROOT, check=False)
     if done.returncode != 0:
@@ -123,6 +273,12 @@ TASK_HELP = {
     "  into requirements.txt, then of requirements-dev.in (constrained to it) into\n"
     "  requirements-dev.txt; locked versions stay unless ARGS say --upgrade or\n"
     "  --upgrade-package NAME (needs the network)",
+    "mutate": "python3 tasks.py mutate [MODULE...]\n"
+    "  mutmut (requirements-dev.in) over each MODULE, a path such as policy/ingress.py\n"
+    "  (default: every module of MUTATION_TESTS in tasks.py), in a scratch copy of the tree\n"
+    "  (out/mutate/MODULE/), against only the tests MUTATION_TESTS maps it to; prints and\n"
+    "  writes out/mutate/scores.md (mutants, killed, survived, score per module) and each\n"
+    "  module's survivors.txt. Minutes per module on 2 cores: not part of `test` or CI",
 }
 
 
@@ -150,6 +306,8 @@ def main(argv: list[str]) -> None:
         run(BIN / "pytest", *argv[1:])
     elif task == "lock":
         lock(argv[1:])
+    elif task == "mutate":
+        mutate(argv[1:])
     else:
         run(
             python,

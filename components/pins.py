@@ -85,7 +85,6 @@ class Pins(BaseModel):
 
     driver_branch: str = Field(pattern=r"^[0-9]{3}(-server|-open|-server-open)?$")
     toolkit_version: str = Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.~+]+)?$")
-    gpu_operator_version: str = Field(pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$")
     kind: Artifact
     kubectl: Artifact
     helm: Artifact
@@ -105,8 +104,6 @@ PINS = Pins(
     # The Kubeflow bootstrap's pin (FIELD-NOTES §1), before the toolkit 1.18 JIT-CDI
     # default that breaks nvkind older than 9a3061c (see compat.py).
     toolkit_version="1.17.8-1",
-    # nvkind's own GPU CI (2026, FIELD-NOTES §3).
-    gpu_operator_version="v26.3.1",
     kind=Artifact(
         name="kind",
         version="0.31.0",

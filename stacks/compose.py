@@ -12,9 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from components.host.compat import Report
 from stacks.config import ConfigError, StackConfig
 from stacks.config.param_problems import ParamCheck
-from stacks.config.recipe import PreparedPlatform, prepare_platform
+from stacks.config.recipe import (
+    PreparedPlatform,
+    compatibility,
+    compatibility_problems,
+    prepare_platform,
+)
 from stacks.config.stack import ARC_CLUSTER_STACK, PLATFORM_CLUSTER_STACK
 from stacks.context import StackContext, StackOutputs
 from stacks.layers.cost import cost_estimate
@@ -67,6 +73,8 @@ class PreparedStack:
     platform: PreparedPlatform | None = None
     hosts: PreparedHosts | None = None
     cluster: PreparedCluster | None = None
+    compatibility: Report | None = None
+    """The host with the recipe's GPU software, when the stack deploys both."""
 
 
 def prepare(
@@ -89,9 +97,11 @@ def prepare(
             from stacks.layers.cluster import prepare_cluster
 
             cluster = prepare_cluster(cfg, host_gpus(cfg), check)
+    compatible = compatibility(cfg, platform) if platform is not None else None
+    check.problems += compatibility_problems(compatible)
     if check.problems:
         raise ConfigError(ctx.stack, sorted(check.problems, key=lambda p: p.key))
-    return PreparedStack(platform, hosts, cluster)
+    return PreparedStack(platform, hosts, cluster, compatible)
 
 
 def build_graph(
@@ -118,7 +128,7 @@ def build_graph(
     if prepared.hosts is not None:
         from stacks.layers.host import build_host_layer
 
-        hosts = build_host_layer(cfg, ctx, capacity, prepared.hosts)
+        hosts = build_host_layer(cfg, ctx, capacity, prepared.hosts, prepared.compatibility)
         outputs.layers["host"] = hosts.outputs
         if prepared.cluster is not None:
             from stacks.layers.cluster import build_cluster_layer

@@ -61,13 +61,20 @@ class Combination(BaseModel):
     nvidia_default_runtime: bool = True
 
     @classmethod
-    def from_pins(cls, pins: Pins = PINS, *, cdi_enabled: bool = False) -> Combination:
+    def from_pins(
+        cls,
+        pins: Pins = PINS,
+        *,
+        cdi_enabled: bool = False,
+        gpu_operator_version: str | None = None,
+    ) -> Combination:
+        """The pinned host; the GPU operator's version is the recipe's (its registry)."""
         return cls(
             driver_branch=pins.driver_branch,
             toolkit_version=pins.toolkit_version,
             cdi_enabled=cdi_enabled,
             nvkind=NvkindCommit(sha=pins.nvkind.commit, date=pins.nvkind.commit_date),
-            gpu_operator_version=pins.gpu_operator_version,
+            gpu_operator_version=gpu_operator_version,
         )
 
 

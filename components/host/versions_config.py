@@ -208,11 +208,20 @@ class HostVersions(ConfigModel):
     helm: ToolPin | None = Field(None, description=_pinned(PINS.helm.version, "helm"))
 
 
-def combination(versions: HostVersions, *, cdi: bool) -> Combination:
-    """The host part of the compatibility model's input."""
+def combination(
+    versions: HostVersions,
+    *,
+    cdi: bool,
+    gpu_operator_version: str | None = None,
+    device_plugin_only: bool = False,
+) -> Combination:
+    """The compatibility model's input: the host, and what the recipe deploys on its
+    cluster when the stack has both (None: no GPU operator here; its rules skip)."""
     return Combination(
         driver_branch=versions.driverBranch,
         toolkit_version=versions.toolkit,
         cdi_enabled=cdi,
         nvkind=NvkindCommit(sha=versions.nvkind.commit, date=versions.nvkind.commitDate),
+        gpu_operator_version=gpu_operator_version,
+        device_plugin_only=device_plugin_only,
     )

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from components.host.compat import RULES, Report, Rule, check
+from components.host.versions_config import combination
 from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
 from components.platform.overrides import PlatformError, PlatformOverrides
@@ -178,3 +180,52 @@ def _recipe(
         return resolve(catalog, criteria)
     except GpuCiError as err:
         return [Problem(_in_catalogs(platform), str(err))]
+
+
+GPU_OPERATOR = "gpu-operator"
+DEVICE_PLUGIN = "nvidia-device-plugin"
+
+
+def deployed_version(prepared: PreparedPlatform, name: str) -> str | None:
+    """The version of component `name` the recipe deploys, or None when it deploys none."""
+    component = prepared.recipe.component(name)
+    override = prepared.overrides.components.get(name)
+    if component is None or (override is not None and override.enabled is False):
+        return None
+    return component.version or None
+
+
+def compatibility(
+    cfg: StackConfig, prepared: PreparedPlatform, rules: tuple[Rule, ...] = RULES
+) -> Report | None:
+    """The host and the GPU software the recipe puts on its cluster, checked together by
+    the compatibility rules (`components/host/compat.py`); None unless this stack has the
+    host, the cluster and the platform (a platform on another stack's cluster cannot know
+    that host)."""
+    host = cfg.host
+    if host is None or cfg.cluster is None:
+        return None
+    operator = deployed_version(prepared, GPU_OPERATOR)
+    plugin_alone = operator is None and deployed_version(prepared, DEVICE_PLUGIN) is not None
+    return check(
+        combination(
+            host.versions,
+            cdi=host.cdi,
+            gpu_operator_version=operator,
+            device_plugin_only=plugin_alone,
+        ),
+        rules,
+    )
+
+
+def compatibility_problems(report: Report | None) -> list[Problem]:
+    """A known-bad host x recipe combination, at the host's versions key."""
+    if report is None or report.ok:
+        return []
+    return [
+        Problem(
+            f"{NAMESPACE}:host.versions",
+            "known-bad combination with the recipe's GPU software: "
+            + " ".join(str(finding) for finding in report.errors),
+        )
+    ]

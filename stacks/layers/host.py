@@ -15,7 +15,7 @@ from typing import Any
 import pulumi
 
 from components.host.chain import PlannedStep, authorized_keys_step, bootstrap_steps, host_pins
-from components.host.compat import check
+from components.host.compat import Report, check
 from components.host.connection import ssh_connection, ssh_proxy
 from components.host.github_runner import GithubRunner, GithubRunnerArgs, runner_steps
 from components.host.gpu_host import GpuHost, GpuHostArgs
@@ -163,11 +163,19 @@ def _runner_params(cfg: StackConfig, runner_name: str) -> GithubRunnerParams:
 
 
 def build_host_layer(
-    cfg: StackConfig, ctx: StackContext, capacity: Any, prepared: PreparedHosts
+    cfg: StackConfig,
+    ctx: StackContext,
+    capacity: Any,
+    prepared: PreparedHosts,
+    compatibility: Report | None = None,
 ) -> HostLayer:
+    """`compatibility`: the host checked with the recipe's GPU software (`prepare`), when
+    this stack deploys both; else the host is checked alone."""
     host = cfg.host
     assert host is not None
-    _warn_unknown_combination(host)
+    report = compatibility or check(combination(host.versions, cdi=host.cdi))
+    for finding in report.warnings:
+        pulumi.log.warn(f"gpu-ci:host.versions: {finding}")
     names = [name for name, _ in prepared.names]
     machines: list[GpuHostArgs] = []  # one per name
     waits: list[list[pulumi.Resource]] = []  # per machine: what its first step waits for
@@ -274,8 +282,3 @@ def _ssh_host_args(host: SshHost, steps: list[PlannedStep]) -> GpuHostArgs:
 
 def _local_host_args(steps: list[PlannedStep]) -> GpuHostArgs:
     return GpuHostArgs(connection=None, identity="local", steps=steps)
-
-
-def _warn_unknown_combination(host: HostConfig) -> None:
-    for finding in check(combination(host.versions, cdi=host.cdi)).warnings:
-        pulumi.log.warn(f"gpu-ci:host.versions: {finding}")
