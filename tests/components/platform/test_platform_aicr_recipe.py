@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from components.platform.recipe_releases import plan_platform
+from components.platform.release_plan import plan_platform
 from recipes import RecipeCriteria, load_catalog, resolve
 from tests.components.platform.platform_helpers import (
     COMPONENT,
