@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pulumi
 
 from stacks.config import StackConfig
+from stacks.outputs import Export
 
 if TYPE_CHECKING:  # pulumi-kubernetes loads only when a stack reads a cluster
     from components.cluster.reference import ClusterReference
@@ -25,7 +26,7 @@ class StackContext:
 class StackOutputs:
     """Each layer's typed export (an Output of its contract model), by export name."""
 
-    layers: dict[str, Any] = field(default_factory=dict)
+    layers: dict[str, Export | dict[str, Any]] = field(default_factory=dict)
 
     def export(self) -> None:
         for name, value in self.layers.items():

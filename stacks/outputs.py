@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stacks.config.usage import Usage
 
+Export = pulumi.Output[dict[str, Any]]
+"""A layer's export: its contract model's dict, validated once every Output resolves."""
+
 
 class VmCapacityOutputs(BaseModel):
     """Export `capacity` of a stack whose gpu-ci:capacity is `vm`."""
@@ -29,7 +32,7 @@ class VmCapacityOutputs(BaseModel):
     nsgId: str
 
 
-def _typed(model: type[BaseModel], static: dict[str, Any], dynamic: dict[str, Any]) -> Any:
+def _typed(model: type[BaseModel], static: dict[str, Any], dynamic: dict[str, Any]) -> Export:
     """An Output of the model's dict once all dynamic fields resolve (validated then)."""
     keys = list(dynamic)
 
@@ -47,7 +50,7 @@ def vm_capacity_outputs(
     private_ips: list[Any],
     subnet_id: Any,
     nsg_id: Any,
-) -> Any:
+) -> Export:
     return _typed(
         VmCapacityOutputs,
         {"shape": shape},
@@ -110,7 +113,7 @@ def _host_record(name: str) -> Any:
     return record
 
 
-def host_outputs(*, host: Any, hosts: list[Any], runners: list[Any]) -> Any:
+def host_outputs(*, host: Any, hosts: list[Any], runners: list[Any]) -> Export:
     """`host` is the validated HostConfig; `hosts` the GpuHost components."""
     versions = host.versions
     return _typed(
@@ -217,7 +220,7 @@ def arc_capacity_outputs(
     node_pool_ids: dict[str, Any],
     subnet_id: Any,
     nsg_id: Any,
-) -> Any:
+) -> Export:
     """`static`: the fields known from config (cluster, controller, scale sets, ...)."""
     names = list(node_pool_ids)
     return _typed(

@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "stacks.config": {"components", "recipes", "policy", "core"},
     "stacks.outputs": {"stacks.config", "components", "core"},
     "stacks.contracts": {"stacks.outputs", "stacks.config", "components", "core"},
-    "stacks.context": {"stacks.config", "components", "core"},
+    "stacks.context": {"stacks.outputs", "stacks.config", "components", "core"},
     "stacks.facts": {"stacks.config", "components", "core"},
     "stacks.layers": {
         "stacks.context",

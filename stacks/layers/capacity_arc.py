@@ -34,7 +34,7 @@ from components.oci.network import OciNetwork, OciNetworkArgs
 from stacks.config import StackConfig
 from stacks.config.stack import ARC_CLUSTER_STACK
 from stacks.context import ClusterReferenceSource, StackContext, tags
-from stacks.outputs import arc_capacity_outputs
+from stacks.outputs import Export, arc_capacity_outputs
 
 GPU_TOLERATION = {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}
 
@@ -62,7 +62,7 @@ def _explicit(
 
 def build_arc_capacity(
     cfg: StackConfig, ctx: StackContext, references: ClusterReferenceSource
-) -> Any:
+) -> Export:
     arc = cfg.arc
     assert arc is not None  # guaranteed by validation
     common_tags = tags(cfg, ctx)
@@ -176,7 +176,7 @@ def _oke(
 
 def _outputs(
     arc: ArcConfig, controller: ArcController, oke: OkeCluster | None, network: OciNetwork | None
-) -> Any:
+) -> Export:
     pools: dict[str, Any] = {}
     if oke is not None:
         pools["cpu"] = oke.cpu_pool.id

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from components.oci.vm_capacity import VmCapacity, VmCapacityArgs
 from stacks.config import StackConfig
 from stacks.context import StackContext, tags
-from stacks.outputs import vm_capacity_outputs
+from stacks.outputs import Export, vm_capacity_outputs
 
 
 def build_vm_capacity(cfg: StackConfig, ctx: StackContext) -> VmCapacity:
@@ -26,7 +24,7 @@ def build_vm_capacity(cfg: StackConfig, ctx: StackContext) -> VmCapacity:
     )
 
 
-def vm_capacity_exports(cfg: StackConfig, capacity: VmCapacity) -> Any:
+def vm_capacity_exports(cfg: StackConfig, capacity: VmCapacity) -> Export:
     assert cfg.vm is not None
     return vm_capacity_outputs(
         shape=cfg.vm.shape,

@@ -37,7 +37,7 @@ from stacks.config.param_keys import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS
 from stacks.config.param_problems import ParamCheck, ParamKeys
 from stacks.config.stack import NAMESPACE
 from stacks.context import StackContext
-from stacks.outputs import host_outputs
+from stacks.outputs import Export, host_outputs
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Machine:
 
 @dataclass(frozen=True)
 class HostLayer:
-    outputs: Any
+    outputs: Export
     machines: list[Machine]
 
 

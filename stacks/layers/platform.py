@@ -23,7 +23,7 @@ from stacks.config.recipe import PreparedPlatform
 from stacks.config.stack import PLATFORM_CLUSTER_STACK
 from stacks.context import ClusterReferenceSource
 from stacks.contracts.contract import CLUSTER, ContractError
-from stacks.outputs import ClusterOutputs, PlatformOutputs
+from stacks.outputs import ClusterOutputs, Export, PlatformOutputs
 
 if TYPE_CHECKING:  # the cluster layer (and pulumi-command) loads only when a stack has one
     from stacks.layers.cluster import ClusterLayer
@@ -72,7 +72,7 @@ def build_platform_layer(
     prepared: PreparedPlatform,
     cluster: ClusterLayer | None,
     references: ClusterReferenceSource,
-) -> Any:
+) -> Export:
     platform = cfg.platform
     assert platform is not None
     recipe = prepared.recipe
