@@ -223,7 +223,15 @@ def _mutate_one(module: str) -> tuple[str, int, int]:
     mutmut = str(BIN / "mutmut")
     print(f"== mutmut: {module} against {len(MUTATION_TESTS[module])} test paths", flush=True)
     cores = str(os.cpu_count() or 2)
-    subprocess.run([mutmut, "run", "--max-children", cores], cwd=tree, env=env, check=False)
+    with (tree / "mutmut.log").open("w") as log:  # its progress spinner: a log, not the terminal
+        subprocess.run(
+            [mutmut, "run", "--max-children", cores],
+            cwd=tree,
+            env=env,
+            check=False,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     listed = subprocess.run(
         [mutmut, "results", "--all", "true"],
         cwd=tree,

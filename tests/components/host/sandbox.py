@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -106,8 +107,11 @@ def url_key(url: str) -> str:
 
 
 class Sandbox:
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, *, run_as: str | None = None) -> None:
+        """`run_as`: run the steps as this unprivileged user (via setpriv) when the tests run
+        as root, so that the scripts take their `sudo -n` path; as themselves otherwise."""
         self.base = base
+        self.run_as = run_as if os.geteuid() == 0 else None
         self.root = base / "root"
         self.state = base / "state"
         self.tmp = base / "tmp"
@@ -213,6 +217,21 @@ class Sandbox:
             values.setdefault("root", str(self.root))
         return model.model_validate(values)
 
+    def _as_user(self) -> list[str]:
+        """setpriv's argv to drop to `run_as` (the sandbox handed to it first), or nothing."""
+        if self.run_as is None:
+            return []
+        import pwd
+
+        entry = pwd.getpwnam(self.run_as)
+        for folder, _, files in os.walk(self.base):
+            for path in (folder, *(os.path.join(folder, f) for f in files)):
+                os.lchown(path, entry.pw_uid, entry.pw_gid)
+        setpriv = shutil.which("setpriv")
+        assert setpriv is not None, "setpriv (util-linux) runs the steps unprivileged"
+        ids = [f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--clear-groups"]
+        return [setpriv, *ids, "--"]
+
     def run(self, step: Step, params: StepParams, *, stdin: str | None = None) -> Run:
         script = self.base / f"{step}.sh"
         script.write_text(render_script(step, params))
@@ -237,7 +256,7 @@ class Sandbox:
             **(env or {}),
         }
         proc = subprocess.run(
-            [str(self.bin / "bash"), str(script), *args],
+            [*self._as_user(), str(self.bin / "bash"), str(script), *args],
             env=environ,
             input=stdin,
             stdin=None if stdin is not None else subprocess.DEVNULL,
