@@ -94,6 +94,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "components/host/ssh_keys.py": _HOST_PARAM_TESTS,
     "recipes/resolver.py": ("tests/recipes/test_recipe_semantics.py",),
     "recipes/merge.py": (
+        "tests/recipes/test_recipe_merge_fields.py",
         "tests/recipes/test_recipe_semantics.py",
         "tests/recipes/test_recipe_aicr_ported.py",
     ),

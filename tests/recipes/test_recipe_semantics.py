@@ -7,7 +7,7 @@ import pytest
 from recipes import RecipeCriteria, RecipeError, component_values, load_catalog, resolve
 from recipes.criteria import field_matches
 from recipes.ordering import deployment_order
-from recipes.resolver import no_match_message
+from recipes.resolver import matching_overlays, no_match_message
 from tests.recipes.recipe_helpers import V1, WriteCatalog, mixin, overlay, registry
 
 
@@ -338,3 +338,25 @@ def test_later_data_dir_overrides_file_by_file(write_catalog: WriteCatalog) -> N
     a = result.component("a")
     assert a is not None and a.version == "2.0.0"
     assert set(catalog.registry) == {"a", "b"}
+
+
+def test_a_matching_ancestor_applies_once_through_its_descendant(
+    write_catalog: WriteCatalog,
+) -> None:
+    """AICR drops matches that are ancestors of other matches: `svc` matches and is the
+    base of `svc-acc`, which matches too, so only svc-acc's chain applies (svc once, in its
+    place), and matching_overlays names svc-acc alone."""
+    root = write_catalog(
+        {
+            "registry.yaml": registry("a"),
+            "overlays/base.yaml": base(),
+            "overlays/svc.yaml": overlay("svc", criteria={"service": "eks"}),
+            "overlays/svc-acc.yaml": overlay(
+                "svc-acc", base="svc", criteria={"service": "eks", "accelerator": "h100"}
+            ),
+        }
+    )
+    catalog = load_catalog([root])
+    query = RecipeCriteria(service="eks", accelerator="h100")
+    assert [o.name for o in matching_overlays(catalog, query.normalized())] == ["svc-acc"]
+    assert resolve(catalog, query).metadata.appliedOverlays == ["base", "svc", "svc-acc"]
