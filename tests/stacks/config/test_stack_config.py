@@ -110,12 +110,23 @@ def test_vm_block_without_vm_capacity() -> None:
         ({"sshSourceCidrs": ["not-a-cidr"]}, "sshSourceCidrs[0]", "is not a CIDR block"),
         ({"subnetCidr": "192.168.1.0/24"}, "subnetCidr", "is not inside vcnCidr 10.0.0.0/16"),
         ({"existingSubnetId": "subnet-123"}, "existingSubnetId", "is not an OCI OCID"),
+        *(
+            ({"dnsLabel": label}, "dnsLabel", "String should match pattern")
+            for label in ("gpu-ci", "gpu_ci", "1gpuci", "GPUCI", "", "a" * 16, "gpuci\n")
+        ),
     ],
 )
 def test_network_problems(network: dict[str, object], key: str, fragment: str) -> None:
     [problem] = problems(vm_stack(**{"gpu-ci:network": network}))
     assert problem.startswith(f"gpu-ci:network.{key}: ")
     assert fragment in problem
+
+
+@pytest.mark.parametrize("label", ["g", "gpuci", "ci2", "a" * 15])
+def test_dns_labels_oci_accepts(label: str) -> None:
+    """OCI's rule: a letter, then up to 14 lowercase letters and digits."""
+    config = load(vm_stack(**{"gpu-ci:network": {"dnsLabel": label}}))
+    assert config.network.dnsLabel == label
 
 
 def test_world_ingress_with_explicit_override() -> None:
@@ -137,6 +148,8 @@ def test_world_ingress_with_explicit_override() -> None:
             "lists an availability domain twice",
         ),
         ({"availabilityDomains": ["AD-1"]}, "availabilityDomains[0]", "neither an index"),
+        ({"availabilityDomains": [-1]}, "availabilityDomains[0]", "index -1 is negative"),
+        ({"availabilityDomains": [0, -2]}, "availabilityDomains[1]", "index -2 is negative"),
         ({"image": {"id": COMPARTMENT, "operatingSystem": "x"}}, "image", "not both"),
         ({"image": {"id": "ami-123"}}, "image.id", "is not an OCI OCID"),
         ({"sshAuthorizedKeys": ["hello"]}, "sshAuthorizedKeys[0]", "not an OpenSSH public key"),
