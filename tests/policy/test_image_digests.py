@@ -63,3 +63,32 @@ def test_containers_are_found_with_their_path() -> None:
         "ephemeralContainers": [{"image": "e"}],
     }
     assert [p for p, _ in containers(spec)] == ["a[0].initContainers[0]", "ephemeralContainers[0]"]
+
+
+def pod_of(*images: object) -> Resource:
+    listed = [{"name": f"c{i}", "image": image} for i, image in enumerate(images)]
+    return Resource("kubernetes:core/v1:Pod", "p", {"spec": {"containers": listed}})
+
+
+@pytest.mark.parametrize(
+    "first", [f"nvcr.io/nvidia/cuda@{DIGEST}", "registry.k8s.io/kubectl:v1.35.0", "[unknown]", None]
+)
+def test_a_pinned_or_unknown_container_does_not_end_the_check(first: object) -> None:
+    """Each container is judged: one that passes (or is not known yet) is skipped, and the
+    next is still checked."""
+    (message,) = check_image_digest(pod_of(first, "busybox:latest"), CONFIG)
+    assert "spec.containers[1] image 'busybox:latest' is not pinned by digest" in message
+
+
+def test_an_image_not_known_at_preview_is_not_reported() -> None:
+    assert check_image_digest(pod_of("[unknown]"), CONFIG) == []
+
+
+def test_a_registry_port_is_part_of_the_repository() -> None:
+    """`localhost:5000/kubectl:v1.35.0` is repository `localhost:5000/kubectl`, not
+    `localhost`: only that repository's version tags count as pinned."""
+    config = {"tagPinnedRepositories": ["localhost:5000/kubectl"]}
+    assert check_image_digest(pod_of("localhost:5000/kubectl:v1.35.0"), config) == []
+    assert check_image_digest(
+        pod_of("localhost:5000/kubectl:v1.35.0"), {"tagPinnedRepositories": ["localhost"]}
+    )

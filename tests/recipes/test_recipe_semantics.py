@@ -360,3 +360,21 @@ def test_a_matching_ancestor_applies_once_through_its_descendant(
     query = RecipeCriteria(service="eks", accelerator="h100")
     assert [o.name for o in matching_overlays(catalog, query.normalized())] == ["svc-acc"]
     assert resolve(catalog, query).metadata.appliedOverlays == ["base", "svc", "svc-acc"]
+
+
+def test_the_root_alone_keeps_its_component_order(write_catalog: WriteCatalog) -> None:
+    """AICR's `initBaseMergedSpec` takes the root's componentRefs as written; only merging
+    an overlay sorts them by name. A query no overlay matches gets the root alone."""
+    root = write_catalog(
+        {
+            "registry.yaml": registry("b", "a"),
+            "overlays/base.yaml": base({"name": "b"}, {"name": "a"}),
+            "overlays/svc.yaml": overlay("svc", criteria={"service": "eks"}),
+        }
+    )
+    catalog = load_catalog([root])
+    alone = resolve(catalog, RecipeCriteria(service="gke"))
+    assert alone.metadata.appliedOverlays == ["base"]
+    assert [c.name for c in alone.componentRefs] == ["b", "a"]
+    merged = resolve(catalog, RecipeCriteria(service="eks"))
+    assert [c.name for c in merged.componentRefs] == ["a", "b"]
