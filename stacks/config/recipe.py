@@ -102,12 +102,9 @@ def resolve_recipe(
             problems.append(Problem(f"{PLATFORM}.{name}", f"{message} [given: {value!r}]"))
             continue
         wanted = query.value(name)
-        if wanted != "any" and not any(
-            o.doc.spec.criteria.value(name).lower() in ("", "any", wanted)
-            for o in catalog.overlays.values()
-            if o.doc.spec.criteria is not None
-        ):
-            problems.append(Problem(f"{PLATFORM}.{name}", _unsupported(catalog, name, value)))
+        pinned = catalog.vocabulary.get(name, set())
+        if wanted != "any" and wanted not in pinned and not _left_open(catalog, name):
+            problems.append(Problem(f"{PLATFORM}.{name}", _unsupported(pinned, value)))
     if problems or accelerator is None:
         return None, problems
     recipe = _recipe(platform, catalog, RecipeCriteria.model_validate(criteria))
@@ -128,20 +125,22 @@ def resolve_recipe(
     return PreparedPlatform(catalog, recipe, overrides), []
 
 
-def _unsupported(catalog: Catalog, name: str, value: str) -> str:
-    """A value AICR knows but no overlay of these catalogs has: AICR would resolve its bare
-    base recipe, which a stack never means to deploy."""
-    known = sorted(
-        {
-            o.doc.spec.criteria.value(name).lower()
-            for o in catalog.overlays.values()
-            if o.doc.spec.criteria is not None
-        }
-        - {"", "any"}
+def _left_open(catalog: Catalog, name: str) -> bool:
+    """Whether some overlay accepts any value of criterion `name` (it does not pin it)."""
+    return any(
+        o.doc.spec.criteria.value(name).lower() in ("", "any")
+        for o in catalog.overlays.values()
+        if o.doc.spec.criteria is not None
     )
+
+
+def _unsupported(pinned: set[str], value: str) -> str:
+    """A value AICR knows but no overlay of these catalogs has (`pinned`: the values they
+    pin, `Catalog.vocabulary`): AICR would resolve its bare base recipe, which a stack never
+    means to deploy."""
     return (
-        f"no overlay in the catalog supports it; valid values: {', '.join(known)} (or any) "
-        f"[given: {value!r}]"
+        f"no overlay in the catalog supports it; valid values: {', '.join(sorted(pinned))} "
+        f"(or any) [given: {value!r}]"
     )
 
 
