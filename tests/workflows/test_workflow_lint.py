@@ -9,29 +9,20 @@ in CI, where .ci/run installs both.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.workflows.github_tools import REPO, actionlint, load_github_yaml
+
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
-LINTER = REPO / "tools" / "actionlint"
 
 # Actions whose commit SHA for the tag could not be verified offline: pinned by tag.
 TAG_PINNED = {"pulumi/actions@v6", "pulumi/auth-actions@v1"}
-
-
-def _load(path: Path) -> dict[str, Any]:
-    raw: dict[Any, Any] = yaml.safe_load(path.read_text())
-    # YAML 1.1 reads the key `on` as the boolean true.
-    return {("on" if k is True else str(k)): v for k, v in raw.items()}
 
 
 def _uses(data: dict[str, Any]) -> list[str]:
@@ -71,28 +62,8 @@ def test_every_workflow_matches_githubs_schema() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _actionlint(*files: Path) -> list[dict[str, Any]]:
-    node = shutil.which("node")
-    installed = (LINTER / "node_modules" / "@tktco" / "node-actionlint" / "main.wasm").is_file()
-    if node is None or not installed:
-        missing = "node" if node is None else "npm ci --prefix tools/actionlint"
-        if os.environ.get("CI"):
-            pytest.fail(f"actionlint cannot run in CI: {missing} is missing (see .ci/run)")
-        pytest.skip(f"actionlint needs {missing}")
-    done = subprocess.run(
-        [node, str(LINTER / "lint.cjs"), *map(str, files)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    findings: list[dict[str, Any]] = json.loads(done.stdout)
-    return findings
-
-
 def test_actionlint_finds_nothing() -> None:
-    findings = _actionlint(*WORKFLOWS)
+    findings = actionlint(*WORKFLOWS)
     assert findings == [], "\n".join(
         f"{Path(f['file']).name}:{f['line']}:{f['column']}: {f['message']} [{f['kind']}]"
         for f in findings
@@ -106,13 +77,13 @@ def test_actionlint_really_lints(tmp_path: Path) -> None:
         "on: pull_request\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n"
         "      - run: echo ${{ github.event.pull_request.title }}\n"
     )
-    kinds = {f["kind"] for f in _actionlint(bad)}
+    kinds = {f["kind"] for f in actionlint(bad)}
     assert "expression" in kinds  # untrusted input interpolated into a script
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
 def test_no_pwn_request_patterns(path: Path) -> None:
-    data = _load(path)
+    data = load_github_yaml(path)
     assert "pull_request_target" not in (data["on"] or {}), path.name
     for name, job in data["jobs"].items():
         runs_on = json.dumps(job.get("runs-on", ""))
@@ -126,7 +97,7 @@ def test_no_pwn_request_patterns(path: Path) -> None:
 
 def test_plan_diff_runs_fork_code_without_secrets_or_write_access() -> None:
     path = REPO / ".github" / "workflows" / "plan-diff.yml"
-    data = _load(path)
+    data = load_github_yaml(path)
     assert list(data["on"]) == ["pull_request"]
     assert data["permissions"] == {"contents": "read"}
     assert all("permissions" not in job for job in data["jobs"].values())
@@ -143,7 +114,7 @@ def test_plan_diff_runs_fork_code_without_secrets_or_write_access() -> None:
 
 
 def test_the_comment_workflow_never_runs_pr_code() -> None:
-    data = _load(REPO / ".github" / "workflows" / "plan-diff-comment.yml")
+    data = load_github_yaml(REPO / ".github" / "workflows" / "plan-diff-comment.yml")
     assert list(data["on"]) == ["workflow_run"]
     assert data["on"]["workflow_run"]["workflows"] == ["plan-diff"]
     assert data["permissions"] == {}
@@ -154,7 +125,7 @@ def test_the_comment_workflow_never_runs_pr_code() -> None:
 
 
 def test_previews_reach_fork_code_only_through_a_maintainer() -> None:
-    data = _load(REPO / ".github" / "workflows" / "preview.yml")
+    data = load_github_yaml(REPO / ".github" / "workflows" / "preview.yml")
     assert set(data["on"]) == {"pull_request", "workflow_dispatch"}
     gate = data["jobs"]["gate"]
     assert "head.repo.full_name == github.repository" in gate["if"]
@@ -163,14 +134,14 @@ def test_previews_reach_fork_code_only_through_a_maintainer() -> None:
     assert preview["needs"] == "gate"
     assert preview["strategy"]["matrix"]["stack"] == ["dev", "gpu-dev", "apps-dev"]
     assert preview["with"]["command"] == "preview"
-    stack = _load(REPO / ".github" / "workflows" / "pulumi-stack.yml")
+    stack = load_github_yaml(REPO / ".github" / "workflows" / "pulumi-stack.yml")
     step = next(s for s in stack["jobs"]["pulumi"]["steps"] if s.get("uses", "").startswith(
         "pulumi/actions@"))  # fmt: skip
     assert step["with"]["comment-on-pr-number"] == "${{ inputs.pr-number }}"
 
 
 def test_deploys_are_serialized_per_stack_in_environments() -> None:
-    data = _load(REPO / ".github" / "workflows" / "deploy.yml")
+    data = load_github_yaml(REPO / ".github" / "workflows" / "deploy.yml")
     assert data["on"]["push"] == {"branches": ["main"]}
     jobs = data["jobs"]
     assert jobs["apps-dev"]["needs"] == "gpu-dev"  # it reads gpu-dev's cluster
@@ -181,6 +152,6 @@ def test_deploys_are_serialized_per_stack_in_environments() -> None:
             "environment": stack,
             "ref": None,
         }
-    job = _load(REPO / ".github" / "workflows" / "pulumi-stack.yml")["jobs"]["pulumi"]
+    job = load_github_yaml(REPO / ".github" / "workflows" / "pulumi-stack.yml")["jobs"]["pulumi"]
     assert job["environment"] == "${{ inputs.environment }}"
     assert job["concurrency"]["cancel-in-progress"] == "${{ inputs.command == 'preview' }}"
