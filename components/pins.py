@@ -241,3 +241,23 @@ CHECK_PINS = CheckPins(
     # confirmed offline). Distroless: no shell, so each check container runs one `kubectl`.
     kubectl_image="registry.k8s.io/kubectl:v1.33.3",
 )
+
+
+class ObservabilityPins(BaseModel):
+    """The Prometheus and Grafana gpu-ci deploys where the recipe has none."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repository: str = Field(pattern=r"^https://[a-z0-9./-]+$")
+    chart: str = Field(pattern=r"^[a-z0-9-]+$")
+    chart_version: str = Field(pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$")
+
+
+OBSERVABILITY_PINS = ObservabilityPins(
+    # kube-prometheus-stack 84.4.0: the version AICR's own registry pins (aicr main,
+    # 2026-07-09: shared/upstream/aicr-main-2026-07-09/recipes/registry.yaml), so a stack whose
+    # recipe layers AICR's catalog and one that gets gpu-ci's run the same Prometheus.
+    repository="https://prometheus-community.github.io/helm-charts",
+    chart="kube-prometheus-stack",
+    chart_version="84.4.0",
+)

@@ -31,7 +31,11 @@ class ControllerConfig(ConfigModel):
         ),
         description="the controller's requests and limits",
     )
-    metrics: bool = Field(False, description="serve controller and listener metrics on :8080")
+    metrics: bool | None = Field(
+        None,
+        description="default: on with gpu-ci:observability; serve controller and listener "
+        "metrics on :8080",
+    )
     runnerMaxConcurrentReconciles: int = Field(
         10, ge=1, le=100, description="EphemeralRunner reconciles in parallel (chart: 2)"
     )

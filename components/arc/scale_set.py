@@ -37,6 +37,7 @@ from components.arc.scale_set_values import (
 )
 from components.base import MANAGED_LABELS, ComponentArgs, PulumiInput, child, upstream
 from components.host.runner_config import GithubAppConfig
+from components.observability.metrics import listener_metrics_values
 from core import yaml_text
 
 
@@ -60,6 +61,9 @@ class ArcRunnerScaleSetArgs(ComponentArgs):
     compartment_id: str | None = None
     """vm-launcher: the VMs' compartment when the scale set names none."""
     network: LaunchNetwork | None = None
+    listener_metrics: bool = False
+    """Enable every listener metric (components/observability/metrics.py); the controller
+    must serve them (`metrics` in its values)."""
     timeout_s: int = Field(default=600, ge=60, le=3600)
 
 
@@ -111,6 +115,7 @@ class ArcRunnerScaleSet(pulumi.ComponentResource):
             controller_sa=args.controller_service_account,
             template_spec=template,
             listener=args.listener,
+            listener_metrics=listener_metrics_values() if args.listener_metrics else None,
         )
         before: list[pulumi.Resource] = [*self.secrets]
         if self.hook_config_map is not None:

@@ -193,8 +193,11 @@ def scale_set_values(
     controller_sa: dict[str, str],
     template_spec: dict[str, Any],
     listener: Placement,
+    listener_metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The gha-runner-scale-set values of one scale set."""
+    """The gha-runner-scale-set values of one scale set; `listener_metrics`: the metrics its
+    listener exports (the chart's `listenerMetrics`), served where the controller's
+    `metrics.listenerAddr` says."""
     values: dict[str, Any] = {
         "githubConfigUrl": ss.githubConfigUrl,
         "githubConfigSecret": github_secret,
@@ -215,4 +218,6 @@ def scale_set_values(
         }
     if isinstance(ss, GpuPodScaleSet):
         values["containerMode"] = container_mode(ss)
+    if listener_metrics is not None:
+        values["listenerMetrics"] = listener_metrics
     return values

@@ -1,0 +1,1 @@
+"""Metrics, scraping and dashboards: how busy the GPUs are and how long jobs wait."""

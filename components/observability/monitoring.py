@@ -1,0 +1,161 @@
+"""Monitoring: Prometheus and Grafana (or an existing pair), ARC's monitors, the dashboards.
+
+Children, on the cluster of `opts.provider`, after what `opts.depends_on` names:
+- with `deploy_stack`: the namespace, Grafana's admin Secret (the configured password, or a
+  generated one: both Pulumi secrets) and the kube-prometheus-stack release, whose CRDs the
+  monitors (and the GPU operator's DCGM ServiceMonitor) need, so they come after it;
+- a PodMonitor for ARC's listeners and one for its controller, when the stack runs ARC;
+- the "GPU CI" dashboard as a ConfigMap Grafana's sidecar loads (dashboard.py).
+
+Day 2: a changed dashboard, retention or scrape interval updates the ConfigMap or the
+release in place (`helm upgrade`); nothing here is replaced by such a change (the generated
+password's inputs are constants, so it is never regenerated).
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pulumi_random as random
+from pydantic import Field
+
+from components.arc.pod_spec import Placement
+from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
+from components.observability.dashboard import UID, dashboard_text
+from components.observability.monitors import (
+    MONITORING_API,
+    ArcScrape,
+    controller_monitor_spec,
+    listener_monitor_spec,
+)
+from components.observability.observability_config import ObservabilityConfig
+from components.observability.stack_values import (
+    ADMIN_PASSWORD_KEY,
+    ADMIN_USER_KEY,
+    DASHBOARD_LABEL_VALUE,
+    grafana_service,
+    prometheus_service,
+    stack_values,
+)
+from components.pins import OBSERVABILITY_PINS
+
+GRAFANA_ADMIN_SECRET = "gpu-ci-grafana-admin"
+GRAFANA_ADMIN_USER = "admin"
+PASSWORD_LENGTH = 32
+
+
+class MonitoringArgs(ComponentArgs):
+    config: ObservabilityConfig
+    deploy_stack: bool
+    """Deploy kube-prometheus-stack (False: `prometheus: existing`, or the recipe has one)."""
+    arc: ArcScrape | None = None
+    placement: Placement = Field(default_factory=Placement)
+    """Where Prometheus, Grafana and the operator run (an OKE CPU pool)."""
+    timeout_s: int = Field(default=900, ge=60, le=3600)
+
+
+class Monitoring(pulumi.ComponentResource):
+    """What makes the GPU CI metrics collected and pictured on one cluster."""
+
+    namespace: k8s.core.v1.Namespace | None
+    release: k8s.helm.v3.Release | None
+    monitors: list[k8s.apiextensions.CustomResource]
+    dashboard: k8s.core.v1.ConfigMap
+
+    def __init__(
+        self, name: str, args: MonitoringArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpu-ci:observability:Monitoring", name, None, opts)
+        cfg = args.config
+        after: list[pulumi.Resource] = upstream(opts)
+        self.namespace = self.release = None
+        if args.deploy_stack:
+            self.namespace = k8s.core.v1.Namespace(
+                f"{name}-ns",
+                metadata={"name": cfg.namespace, "labels": dict(MANAGED_LABELS)},
+                opts=child(self, depends_on=after),
+            )
+            admin = self._admin_secret(name, cfg, [*after, self.namespace])
+            self.release = k8s.helm.v3.Release(
+                name,
+                name=cfg.releaseName,
+                chart=OBSERVABILITY_PINS.chart,
+                version=cfg.chartVersion,
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=OBSERVABILITY_PINS.repository),
+                namespace=cfg.namespace,
+                values=stack_values(
+                    cfg, admin_secret=GRAFANA_ADMIN_SECRET, placement=args.placement
+                ),
+                timeout=args.timeout_s,
+                max_history=10,
+                opts=child(self, depends_on=[*after, self.namespace, admin]),
+            )
+            after = [*after, self.release]
+        self.monitors = []
+        if args.arc is not None:
+            for part, spec in (
+                ("arc-listeners", listener_monitor_spec(args.arc, cfg.scrapeInterval)),
+                ("arc-controller", controller_monitor_spec(args.arc, cfg.scrapeInterval)),
+            ):
+                self.monitors.append(
+                    k8s.apiextensions.CustomResource(
+                        f"{name}-{part}",
+                        api_version=MONITORING_API,
+                        kind="PodMonitor",
+                        metadata={
+                            "name": f"gpu-ci-{part}",
+                            "namespace": cfg.namespace,
+                            "labels": {**MANAGED_LABELS, **cfg.monitorLabels},
+                        },
+                        spec=spec,
+                        opts=child(self, depends_on=after),
+                    )
+                )
+        self.dashboard = k8s.core.v1.ConfigMap(
+            f"{name}-dashboard-{UID}",
+            metadata={
+                "name": f"{UID}-dashboard",
+                "namespace": cfg.namespace,
+                "labels": {**MANAGED_LABELS, cfg.grafana.dashboardLabel: DASHBOARD_LABEL_VALUE},
+            },
+            data={f"{UID}.json": dashboard_text()},
+            opts=child(self, depends_on=after),
+        )
+        self.register_outputs(
+            {
+                "namespace": cfg.namespace,
+                "prometheus": "deployed" if args.deploy_stack else "existing",
+                "grafanaService": grafana_service(cfg) if args.deploy_stack else None,
+                "prometheusService": prometheus_service(cfg) if args.deploy_stack else None,
+                "dashboards": [UID],
+                "monitors": [m.metadata["name"] for m in self.monitors],
+            }
+        )
+
+    def _admin_secret(
+        self, name: str, cfg: ObservabilityConfig, after: list[pulumi.Resource]
+    ) -> k8s.core.v1.Secret:
+        """Grafana's admin credentials, a Pulumi secret in state either way."""
+        given = cfg.grafana.adminPassword
+        if given is not None:
+            password: pulumi.Output[str] = pulumi.Output.secret(given.get_secret_value())
+        else:
+            password = random.RandomPassword(
+                f"{name}-grafana-password",
+                length=PASSWORD_LENGTH,
+                special=False,
+                opts=child(self),
+            ).result
+        return k8s.core.v1.Secret(
+            f"{name}-grafana-admin",
+            metadata={
+                "name": GRAFANA_ADMIN_SECRET,
+                "namespace": cfg.namespace,
+                "labels": dict(MANAGED_LABELS),
+            },
+            string_data={
+                ADMIN_USER_KEY: GRAFANA_ADMIN_USER,
+                ADMIN_PASSWORD_KEY: password,
+            },
+            opts=child(self, depends_on=after, additional_secret_outputs=["stringData", "data"]),
+        )
