@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import pulumi
+
 from components.host.compat import Report
 from stacks.config import ConfigError, StackConfig
 from stacks.config.param_problems import ParamCheck
@@ -27,7 +29,8 @@ from stacks.layers.cost import cost_estimate
 
 if TYPE_CHECKING:  # each layer (and its provider SDK) loads only when the stack has it
     from components.cluster.reference import ClusterReference
-    from stacks.layers.cluster import PreparedCluster
+    from stacks.layers.capacity_arc import ArcCapacity
+    from stacks.layers.cluster import ClusterLayer, PreparedCluster
     from stacks.layers.host import PreparedHosts
 
 REFERENCE_NAMES = {PLATFORM_CLUSTER_STACK: "cluster", ARC_CLUSTER_STACK: "arc-cluster"}
@@ -52,6 +55,10 @@ class ClusterReferences:
                 self._names[stack] = REFERENCE_NAMES[key] if self._names else "cluster"
             self._keys.setdefault(stack, []).append(key)
         self._made: dict[str, ClusterReference] = {}
+
+    def shared(self, key: str, other: str) -> bool:
+        """Whether two `clusterStack` keys name one stack (so one cluster)."""
+        return key in self._stacks and self._stacks.get(key) == self._stacks.get(other)
 
     def get(self, key: str) -> ClusterReference:
         """The reference for the stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
@@ -114,7 +121,7 @@ def build_graph(
     outputs = StackOutputs()
     references = ClusterReferences(cfg)
     prepared = prepare(cfg, ctx, secret_keys)  # every check, before anything registers
-    capacity = None
+    capacity = arc = None
     if cfg.capacity == "vm":
         from stacks.layers.capacity_vm import build_vm_capacity, vm_capacity_exports
 
@@ -123,7 +130,8 @@ def build_graph(
     elif cfg.capacity == "arc":
         from stacks.layers.capacity_arc import build_arc_capacity
 
-        outputs.layers["capacity"] = build_arc_capacity(cfg, ctx, references)
+        arc = build_arc_capacity(cfg, ctx, references)
+        outputs.layers["capacity"] = arc.exports
     cluster = None
     if prepared.hosts is not None:
         from stacks.layers.host import build_host_layer
@@ -135,12 +143,89 @@ def build_graph(
 
             cluster = build_cluster_layer(cfg, hosts.machines[0], prepared.cluster)
             outputs.layers.update(cluster.exports)
-    if prepared.platform is not None:
-        from stacks.layers.platform import build_platform_layer
-
-        outputs.layers["platform"] = build_platform_layer(
-            cfg, prepared.platform, cluster, references
-        )
+    _build_deployed(cfg, prepared, cluster, arc, references, outputs)
     if cfg.capacity != "none":
         outputs.layers["cost"] = cost_estimate(cfg)
     return outputs
+
+
+def _build_deployed(
+    cfg: StackConfig,
+    prepared: PreparedStack,
+    cluster: ClusterLayer | None,
+    arc: ArcCapacity | None,
+    references: ClusterReferences,
+    outputs: StackOutputs,
+) -> None:
+    """The platform and the observability that watches it, in the order Prometheus's
+    source needs (stacks/layers/observability.py)."""
+    platform = None
+    if cfg.platform is not None:
+        from stacks.layers.platform import build_platform_layer
+
+        platform = build_platform_layer
+    if not cfg.observability_on:
+        if platform is not None:
+            assert prepared.platform is not None
+            layer = platform(cfg, prepared.platform, cluster, references, arc=arc)
+            outputs.layers["platform"] = layer.exports
+        return
+    from stacks.layers.observability import (
+        build_observability_layer,
+        observability_exports,
+        recipe_has_stack,
+        with_dcgm_monitor,
+    )
+
+    # One cluster is watched: this stack's nvkind cluster, else ARC's (its runners' job
+    # metrics), else the platform's. A platform on another cluster than ARC's gets no DCGM
+    # monitor: that cluster has no Prometheus from this stack.
+    elsewhere = (
+        arc is not None
+        and cfg.platform is not None
+        and cfg.platform.clusterStack is not None
+        and not references.shared(PLATFORM_CLUSTER_STACK, ARC_CLUSTER_STACK)
+    )
+    if cluster is not None:
+        provider: pulumi.ProviderResource = cluster.cluster.provider
+    elif arc is not None:
+        provider = arc.provider
+    else:
+        provider = references.get(PLATFORM_CLUSTER_STACK).provider
+    if elsewhere:
+        pulumi.log.warn(
+            "gpu-ci:observability: watches ARC's cluster; the platform's "
+            f"(gpu-ci:platform.clusterStack {cfg.platform.clusterStack if cfg.platform else ''}) "
+            "is another, so its GPU metrics are not scraped from here: enable observability "
+            "in the stack that owns that cluster"
+        )
+    placement = arc.system if arc is not None else None
+    waits = list(arc.after) if arc is not None else []
+    monitoring = None
+    watched = None if elsewhere else prepared.platform
+    if not recipe_has_stack(watched):  # the CRDs first, then what uses them
+        monitoring = build_observability_layer(
+            cfg, watched, provider, after=waits, placement=placement
+        )
+    if platform is not None:
+        assert prepared.platform is not None
+        layer = platform(
+            cfg,
+            prepared.platform,
+            cluster,
+            references,
+            arc=arc,
+            after=[monitoring] if monitoring is not None and not elsewhere else None,
+            overrides=(
+                prepared.platform.overrides
+                if elsewhere
+                else with_dcgm_monitor(cfg, prepared.platform.overrides)
+            ),
+        )
+        outputs.layers["platform"] = layer.exports
+        if monitoring is None:  # the recipe's Prometheus: its CRDs come with the platform
+            monitoring = build_observability_layer(
+                cfg, prepared.platform, provider, after=[layer.releases], placement=placement
+            )
+    assert monitoring is not None
+    outputs.layers["observability"] = observability_exports(cfg, watched, monitoring)

@@ -275,3 +275,23 @@ class CostOutputs(BaseModel):
     contractVersion: Literal[1] = 1
     estimates: list[CapacityCost]
     lines: list[str]
+
+
+class ObservabilityOutputs(BaseModel):
+    """Export `observability`: where the GPU CI metrics and dashboards are, and how to open
+    them and read the cost model's usage from them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    contractVersion: Literal[1] = 1
+    namespace: str
+    prometheus: Literal["deployed", "recipe", "existing"]
+    """Who runs Prometheus: this stack's kube-prometheus-stack, the recipe's, or the cluster's."""
+    grafanaService: str | None
+    prometheusService: str | None
+    portForward: list[str]
+    """The `kubectl port-forward` commands that open Grafana and Prometheus locally."""
+    dashboards: list[str]
+    monitors: list[str]
+    usageQueries: dict[str, str]
+    """`gpu-ci:usage` key -> the PromQL that measures it (the cost model's inputs)."""

@@ -58,15 +58,19 @@ class Monitoring(pulumi.ComponentResource):
     """What makes the GPU CI metrics collected and pictured on one cluster."""
 
     namespace: k8s.core.v1.Namespace | None
+    namespace_name: str
     release: k8s.helm.v3.Release | None
     monitors: list[k8s.apiextensions.CustomResource]
+    monitor_names: list[str]
     dashboard: k8s.core.v1.ConfigMap
+    dashboard_uid: str = UID
 
     def __init__(
         self, name: str, args: MonitoringArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpu-ci:observability:Monitoring", name, None, opts)
         cfg = args.config
+        self.namespace_name = cfg.namespace
         after: list[pulumi.Resource] = upstream(opts)
         self.namespace = self.release = None
         if args.deploy_stack:
@@ -91,19 +95,20 @@ class Monitoring(pulumi.ComponentResource):
                 opts=child(self, depends_on=[*after, self.namespace, admin]),
             )
             after = [*after, self.release]
-        self.monitors = []
+        self.monitors, self.monitor_names = [], []
         if args.arc is not None:
             for part, spec in (
                 ("arc-listeners", listener_monitor_spec(args.arc, cfg.scrapeInterval)),
                 ("arc-controller", controller_monitor_spec(args.arc, cfg.scrapeInterval)),
             ):
+                self.monitor_names.append(f"gpu-ci-{part}")
                 self.monitors.append(
                     k8s.apiextensions.CustomResource(
                         f"{name}-{part}",
                         api_version=MONITORING_API,
                         kind="PodMonitor",
                         metadata={
-                            "name": f"gpu-ci-{part}",
+                            "name": self.monitor_names[-1],
                             "namespace": cfg.namespace,
                             "labels": {**MANAGED_LABELS, **cfg.monitorLabels},
                         },
@@ -128,7 +133,7 @@ class Monitoring(pulumi.ComponentResource):
                 "grafanaService": grafana_service(cfg) if args.deploy_stack else None,
                 "prometheusService": prometheus_service(cfg) if args.deploy_stack else None,
                 "dashboards": [UID],
-                "monitors": [m.metadata["name"] for m in self.monitors],
+                "monitors": list(self.monitor_names),
             }
         )
 

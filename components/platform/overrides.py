@@ -119,6 +119,12 @@ class PlatformOverrides(BaseModel):
         return cls(components=found)
 
     # -- use -------------------------------------------------------------------------------
+    def over(self, component: str, defaults: dict[str, Any]) -> PlatformOverrides:
+        """These overrides on top of `defaults` for `component`: what config sets wins."""
+        found = self.components.get(component, ComponentOverride())
+        merged = found.model_copy(update={"values": deep_merge(defaults, found.values)})
+        return self.model_copy(update={"components": {**self.components, component: merged}})
+
     def is_enabled(self, component: str) -> bool:
         """False when stack config disables `component`."""
         found = self.components.get(component)

@@ -21,6 +21,7 @@ from components.cluster.errors import ClusterSpecError
 from components.config_base import ConfigModel, Ocid
 from components.host.host_config import HostConfig
 from components.host.runner_config import RunnerConfig
+from components.observability.observability_config import ObservabilityConfig
 from components.oci.network_config import NetworkConfig
 from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
@@ -98,7 +99,12 @@ class StackConfig(ConfigModel):
         default_factory=Usage, description="the GPU CI load the monthly cost estimate prices"
     )
     platform: PlatformConfig | None = Field(
-        None, description="the recipe deployed onto the cluster (this stack's or another's)"
+        None,
+        description="the recipe deployed onto the cluster (this stack's, ARC's or another stack's)",
+    )
+    observability: ObservabilityConfig = Field(
+        default_factory=ObservabilityConfig,
+        description="GPU and job metrics, Prometheus and the GPU CI dashboard",
     )
 
     @field_validator("compartmentId", "tenancyId", mode="before")
@@ -277,18 +283,20 @@ class StackConfig(ConfigModel):
     ) -> PlatformConfig | None:
         if platform is None or "cluster" not in info.data:
             return platform
-        cluster = info.data["cluster"]
-        if cluster is None and platform.clusterStack is None:
+        cluster, arc = info.data["cluster"], info.data.get("arc")
+        on_arc = arc is not None or info.data.get("capacity") == "arc"
+        if cluster is None and platform.clusterStack is None and not on_arc:
             raise ValueError(
-                "the platform needs a cluster: set gpu-ci:cluster (this stack creates one) or "
-                "gpu-ci:platform.clusterStack (read one from another stack)"
+                "the platform needs a cluster: set gpu-ci:cluster (this stack creates one), "
+                "gpu-ci:arc.cluster (ARC's), or gpu-ci:platform.clusterStack (read one from "
+                "another stack)"
             )
         if cluster is not None and platform.clusterStack is not None:
             raise ValueError(
                 "clusterStack reads the cluster from another stack, but this stack creates "
                 "one (gpu-ci:cluster); remove one of them"
             )
-        if platform.accelerator is None and "vm" in info.data:  # absent: vm is invalid itself
+        if platform.accelerator is None and "vm" in info.data and not on_arc:
             vm = info.data["vm"]
             shape = GPU_SHAPES.get(vm.shape) if vm is not None else None
             if shape is None:
@@ -297,7 +305,49 @@ class StackConfig(ConfigModel):
                     "(e.g. accelerator: a10)"
                 )
             platform = platform.model_copy(update={"accelerator": shape.gpuModel.lower()})
+        if platform.accelerator is None and on_arc and platform.clusterStack is None:
+            pool = arc.cluster.oke.gpuPool if arc is not None and arc.cluster.oke else None
+            shape = GPU_SHAPES.get(pool.shape) if pool is not None else None
+            if shape is None and arc is not None:
+                raise ValueError(
+                    "accelerator is required unless the OKE GPU pool's listed shape gives "
+                    "the GPU model (gpu-ci:arc.cluster.oke.gpuPool.shape; e.g. accelerator: a10)"
+                )
+            if shape is not None:
+                platform = platform.model_copy(update={"accelerator": shape.gpuModel.lower()})
         return platform
+
+    @field_validator("observability")
+    @classmethod
+    def _observability_has_a_cluster(
+        cls, obs: ObservabilityConfig, info: ValidationInfo
+    ) -> ObservabilityConfig:
+        if "platform" not in info.data or "arc" not in info.data:
+            return obs  # invalid themselves: their own problems say so
+        platform, arc = info.data["platform"], info.data["arc"]
+        if obs.enabled and platform is None and arc is None:
+            raise ValueError(
+                "enabled, but this stack deploys onto no cluster: the metrics are scraped on "
+                "the cluster of gpu-ci:platform or gpu-ci:arc (a VM runner without a cluster "
+                "runs no GPU exporter); set one, or enable observability in the stack that "
+                "deploys onto the cluster"
+            )
+        on = obs.enabled if obs.enabled is not None else (platform is not None or arc is not None)
+        if on and arc is not None and arc.controller.metrics is False:
+            raise ValueError(
+                "on, but gpu-ci:arc.controller.metrics is false: the job metrics come from "
+                "ARC's listeners, which serve them only where the controller's metrics are on; "
+                "remove arc.controller.metrics (it follows observability) or set "
+                "observability.enabled: false"
+            )
+        return obs
+
+    @property
+    def observability_on(self) -> bool:
+        """Whether the stack deploys its metrics (default: when it deploys onto a cluster)."""
+        if self.observability.enabled is not None:
+            return self.observability.enabled
+        return self.platform is not None or self.arc is not None
 
     def cluster_stacks(self) -> dict[str, str]:
         """The stack each set `clusterStack` key names, by its full key (platform first)."""

@@ -22,6 +22,7 @@ from stacks.outputs import (
     ClusterOutputs,
     CostOutputs,
     HostOutputs,
+    ObservabilityOutputs,
     PlatformOutputs,
     VmCapacityOutputs,
 )
@@ -207,4 +208,7 @@ HOST: Contract[HostOutputs] = Contract("host", HostOutputs, "gpu-ci:host")
 CLUSTER: Contract[ClusterOutputs] = Contract("cluster", ClusterOutputs, "gpu-ci:cluster")
 PLATFORM: Contract[PlatformOutputs] = Contract("platform", PlatformOutputs, "gpu-ci:platform")
 COST: Contract[CostOutputs] = Contract("cost", CostOutputs, "gpu-ci:capacity (vm or arc)")
+OBSERVABILITY: Contract[ObservabilityOutputs] = Contract(
+    "observability", ObservabilityOutputs, "gpu-ci:observability"
+)
 KUBECONFIG = "kubeconfig"

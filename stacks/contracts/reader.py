@@ -17,6 +17,7 @@ from stacks.contracts.contract import (
     COST,
     HOST,
     KUBECONFIG,
+    OBSERVABILITY,
     PLATFORM,
     Contract,
     ContractError,
@@ -27,6 +28,7 @@ from stacks.outputs import (
     ClusterOutputs,
     CostOutputs,
     HostOutputs,
+    ObservabilityOutputs,
     PlatformOutputs,
     VmCapacityOutputs,
 )
@@ -113,6 +115,11 @@ class GpuCiStack:
         result: pulumi.Output[CostOutputs] = self.read(COST)
         return result
 
+    def observability(self) -> pulumi.Output[ObservabilityOutputs]:
+        """`observability`: the stack's Prometheus, Grafana, dashboards and usage queries."""
+        result: pulumi.Output[ObservabilityOutputs] = self.read(OBSERVABILITY)
+        return result
+
     def kubeconfig(self) -> pulumi.Output[str]:
         """The cluster's admin kubeconfig: a secret, for a `kubernetes.Provider`."""
         if KUBECONFIG not in self._read:
@@ -145,3 +152,7 @@ def read_platform(stack: str) -> pulumi.Output[PlatformOutputs]:
 
 def read_cost(stack: str) -> pulumi.Output[CostOutputs]:
     return GpuCiStack.from_stack(stack, name=f"{stack}-cost").cost()
+
+
+def read_observability(stack: str) -> pulumi.Output[ObservabilityOutputs]:
+    return GpuCiStack.from_stack(stack, name=f"{stack}-observability").observability()

@@ -16,6 +16,7 @@ to the GPU pool; on other clusters nothing is selected, and gpu-pod sets tolerat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
@@ -31,12 +32,27 @@ from components.arc.pod_spec import GPU, Placement, toleration_spec
 from components.arc.scale_set import ArcRunnerScaleSet, ArcRunnerScaleSetArgs, LaunchNetwork
 from components.arc.scale_set_config import GpuPodScaleSet
 from components.oci.network import OciNetwork, OciNetworkArgs
+from components.oci.shapes import GPU_SHAPES
 from stacks.config import StackConfig
 from stacks.config.stack import ARC_CLUSTER_STACK
 from stacks.context import ClusterReferenceSource, StackContext, tags
 from stacks.outputs import Export, arc_capacity_outputs
 
 GPU_TOLERATION = {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}
+
+
+@dataclass(frozen=True)
+class ArcCapacity:
+    """The ARC layer, and the cluster it runs on for the layers deployed beside it."""
+
+    exports: Export
+    provider: pulumi.ProviderResource
+    system: Placement
+    """Where system pods go (the controller's placement: an OKE CPU pool)."""
+    after: list[pulumi.Resource]
+    """What pods on the cluster wait for: the OKE node pools."""
+    facts: dict[str, str]
+    """Recipe facts the config determines (an OKE cluster's version and GPU model)."""
 
 
 def pool_placement(pool: OkePool) -> Placement:
@@ -62,7 +78,7 @@ def _explicit(
 
 def build_arc_capacity(
     cfg: StackConfig, ctx: StackContext, references: ClusterReferenceSource
-) -> Export:
+) -> ArcCapacity:
     arc = cfg.arc
     assert arc is not None  # guaranteed by validation
     common_tags = tags(cfg, ctx)
@@ -100,10 +116,11 @@ def build_arc_capacity(
             gpu_after = [oke.gpu_pool]
     system = _explicit(arc.controller.nodeSelector, arc.controller.tolerations, cpu)
 
+    metrics = cfg.observability_on if arc.controller.metrics is None else arc.controller.metrics
     controller = ArcController(
         "arc-controller",
         ArcControllerArgs(
-            config=arc.controller,
+            config=arc.controller.model_copy(update={"metrics": metrics}),
             runners_namespace=arc.runnersNamespace,
             placement=system,
         ),
@@ -129,6 +146,7 @@ def build_arc_capacity(
                 listener=system,
                 compartment_id=cfg.compartmentId,
                 network=launch,
+                listener_metrics=metrics,
             ),
             pulumi.ResourceOptions(
                 provider=provider,
@@ -145,7 +163,24 @@ def build_arc_capacity(
             ),
             pulumi.ResourceOptions(provider=provider, depends_on=[controller]),
         )
-    return _outputs(arc, controller, oke, network)
+    return ArcCapacity(
+        exports=_outputs(arc, controller, oke, network),
+        provider=provider,
+        system=system,
+        after=[*cpu_after, *gpu_after],
+        facts=_facts(arc),
+    )
+
+
+def _facts(arc: ArcConfig) -> dict[str, str]:
+    oke = arc.cluster.oke
+    if oke is None:
+        return {}
+    facts = {"K8s.server.version": oke.kubernetesVersion}
+    shape = GPU_SHAPES.get(oke.gpuPool.shape) if oke.gpuPool is not None else None
+    if shape is not None:
+        facts["GPU.info.type"] = shape.gpuModel
+    return facts
 
 
 def _oke(

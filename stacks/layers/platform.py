@@ -8,10 +8,10 @@ stack, when its `cluster` export resolves. Unknown facts are logged as unchecked
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from components.base import InputError
 from components.platform.overrides import PlatformOverrides
@@ -26,6 +26,7 @@ from stacks.contracts.contract import CLUSTER, ContractError
 from stacks.outputs import ClusterOutputs, Export, PlatformOutputs
 
 if TYPE_CHECKING:  # the cluster layer (and pulumi-command) loads only when a stack has one
+    from stacks.layers.capacity_arc import ArcCapacity
     from stacks.layers.cluster import ClusterLayer
 
 TRAINER = "kubeflow-trainer"
@@ -67,22 +68,41 @@ def _summary(report: ConstraintReport) -> dict[str, list[str]]:
     }
 
 
+@dataclass(frozen=True)
+class PlatformLayer:
+    exports: Export
+    releases: RecipeReleases
+
+
 def build_platform_layer(
     cfg: StackConfig,
     prepared: PreparedPlatform,
     cluster: ClusterLayer | None,
     references: ClusterReferenceSource,
-) -> Export:
+    *,
+    arc: ArcCapacity | None = None,
+    after: list[pulumi.Resource] | None = None,
+    overrides: PlatformOverrides | None = None,
+) -> PlatformLayer:
+    """The recipe on this stack's nvkind cluster, ARC's cluster, or another stack's;
+    after what `after` names (the monitoring whose CRDs the recipe's monitors need), with
+    `overrides` (default: the config's) applied."""
     platform = cfg.platform
     assert platform is not None
     recipe = prepared.recipe
-    own = deployed_facts(recipe, prepared.overrides)
+    changes = overrides if overrides is not None else prepared.overrides
+    own = deployed_facts(recipe, changes)
+    waits: list[pulumi.Resource] = list(after or [])
     if cluster is not None:
-        provider: k8s.Provider = cluster.cluster.provider
+        provider: pulumi.ProviderResource = cluster.cluster.provider
         report = check_constraints(recipe, {**cluster.contract.facts, **own})
         constraints: Any = _summary(report)
+    elif platform.clusterStack is None:
+        assert arc is not None  # guaranteed by validation: the platform goes onto ARC's
+        provider = arc.provider
+        waits += arc.after  # the node pools the operator and its daemonsets run on
+        constraints = _summary(check_constraints(recipe, {**arc.facts, **own}))
     else:
-        assert platform.clusterStack is not None  # guaranteed by validation
         stack = platform.clusterStack
         reference = references.get(PLATFORM_CLUSTER_STACK)  # shared with ARC's, if one stack
         provider = reference.provider
@@ -96,15 +116,15 @@ def build_platform_layer(
         RecipeReleasesArgs(
             catalog=prepared.catalog,
             recipe=recipe,
-            overrides=prepared.overrides,
+            overrides=changes,
             runtime_class_patch=_runtime_class_patch(cfg, recipe),
             deployment_checks=platform.deploymentChecks,
         ),
-        pulumi.ResourceOptions(provider=provider),
+        pulumi.ResourceOptions(provider=provider, depends_on=waits or None),
     )
     if cluster is not None:
         cluster.await_ready(after=[releases])  # GPUs are allocatable once these run
-    return pulumi.Output.all(releases.release_status, releases.check_results, constraints).apply(
+    exports = pulumi.Output.all(releases.release_status, releases.check_results, constraints).apply(
         lambda values: PlatformOutputs(
             criteria=recipe.criteria.model_dump(mode="json"),
             appliedOverlays=list(recipe.metadata.appliedOverlays),
@@ -114,6 +134,7 @@ def build_platform_layer(
             constraints=values[2],
         ).model_dump()
     )
+    return PlatformLayer(exports, releases)
 
 
 def _cluster_contract(raw: Any, stack: str) -> ClusterOutputs:

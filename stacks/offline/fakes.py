@@ -96,6 +96,9 @@ current-context: offline
 real credential)."""
 
 _COMMANDS = ("command:remote:Command", "command:local:Command")
+RANDOM_PASSWORD = "random:index/randomPassword:RandomPassword"
+FAKE_PASSWORD = "offline-plan-fake-password"
+"""What an applied RandomPassword returns in tests (pulumi-random marks `result` secret)."""
 _STEP_NAME = re.compile(r"^readonly GPU_CI_STEP='?([a-z0-9-]+)'?$", re.MULTILINE)
 
 
@@ -247,6 +250,8 @@ class FakeCloud:
         if type_ in _COMMANDS:
             state["stdout"] = _command_result(inputs)
             state["stderr"] = ""
+        if type_ == RANDOM_PASSWORD:  # the provider's secret result: never a real password
+            state["result"] = FAKE_PASSWORD
         if type_ == "oci:Core/computeCapacityReport:ComputeCapacityReport":
             state["shapeAvailabilities"] = [
                 {**s, "availabilityStatus": "AVAILABLE"}

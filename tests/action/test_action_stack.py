@@ -95,6 +95,16 @@ def test_the_action_writes_a_local_target_stack(default_stack: ActionSandbox) ->
         "platform": "kubeflow",
         "set": [],
     }
+    assert config["gpu-ci:observability"] == {"enabled": False}  # a job's cluster is short-lived
+    assert not [r for r in resources(default_stack.plan()) if r.startswith("monitoring")]
+
+
+def test_observability_on_asks_for_prometheus_and_the_dashboard(runner: ActionSandbox) -> None:
+    configured(runner, observability="true")
+    plan = runner.plan()
+    charts = [r["inputs"].get("chart") for r in plan["resources"] if r["name"] == "monitoring"]
+    assert "kube-prometheus-stack" in charts
+    assert "monitoring-dashboard-gpu-ci" in resources(plan)
 
 
 def test_the_written_stack_plans_offline_with_the_cli(
@@ -385,6 +395,11 @@ BAD_INPUTS = [
     ({"load_images": "not an image"}, "input load-images: 'not an image' is not an image"),
     ({"service": "Kind"}, "input service 'Kind' is not a recipe criterion"),
     ({"stack_config": "missing.yaml"}, "stack-config missing.yaml: cannot read it"),
+    (
+        {"observability": "true", "deploy_platform": "false"},
+        "input observability: true watches the platform's GPUs; it needs deploy-platform: true",
+    ),
+    ({"observability": "on"}, "input observability must be true or false, not 'on'"),
 ]
 
 

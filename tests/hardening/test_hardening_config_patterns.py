@@ -532,6 +532,13 @@ ROWS = [
         "'gpuci\\n']",
     ),
     Row(
+        "gpu-ci:observability.grafana.dashboardLabel",
+        {**CLUSTER, "gpu-ci:observability": {"grafana": {}}},
+        "grafana_dashboard",
+        "gpu-ci:observability.grafana.dashboardLabel: String should match pattern "
+        "'^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$' [given: 'grafana_dashboard\\n']",
+    ),
+    Row(
         "gpu-ci:platform.service",
         CLUSTER,
         "kind",
@@ -828,6 +835,7 @@ FOOTER = (
 CONFIG_LAYER = (
     *sorted((REPO / "stacks" / "config").glob("*.py")),
     *sorted((REPO / "components" / "cluster").glob("*.py")),
+    *sorted((REPO / "components" / "observability").glob("*.py")),
 )
 _PARTIAL_MATCH = re.compile(r"\.(match|search)\(")
 _INDEX = re.compile(r"\[\d+\]")

@@ -185,6 +185,15 @@ PLAIN = [
         frozenset({"gpu-ci:arc"}),
     ),
     Plain(
+        "grafana-admin-password",
+        {
+            **arc_stack(gpu_pod(), **NO_CREDENTIALS, **OKE),
+            "gpu-ci:observability": {"grafana": {"adminPassword": f"pw-{MARK}"}},
+        },
+        (plain("gpu-ci:observability.grafana.adminPassword"),),
+        frozenset({"gpu-ci:observability"}),
+    ),
+    Plain(
         "arc-all-three",
         arc_stack(launcher(ociCredentials=OCI_KEY), cluster={"kubeconfig": KUBECONFIG}),
         (

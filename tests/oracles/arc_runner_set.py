@@ -161,6 +161,8 @@ def render_runner_set(values: dict[str, Any], *, release: str, namespace: str) -
             rendered[key] = values[key]
     if values.get("listenerTemplate"):
         rendered["listenerTemplate"] = copy.deepcopy(values["listenerTemplate"])
+    if values.get("listenerMetrics"):  # `{{- with .Values.listenerMetrics }}`: as given
+        rendered["listenerMetrics"] = copy.deepcopy(values["listenerMetrics"])
     rendered["template"] = {"spec": spec}
     return {
         "apiVersion": "actions.github.com/v1alpha1",

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from components.pins import ARC_PINS
 from stacks.offline.fakes import FakeCloud
 from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
@@ -159,6 +160,15 @@ def run_example(*, preview: bool, own_network_for: str | None = None) -> Program
 
 def release(run: ProgramRun, name: str) -> Registration:
     return next(r for r in run.by_type(RELEASE) if r.inputs["name"] == name)
+
+
+def arc_releases(run: ProgramRun) -> list[Registration]:
+    """The releases of ARC's charts (a stack also deploys its platform and monitoring)."""
+    return [r for r in run.by_type(RELEASE) if str(r.inputs["chart"]).startswith(ARC_PINS.charts)]
+
+
+def scale_set_releases(run: ProgramRun) -> list[Registration]:
+    return [r for r in arc_releases(run) if r.inputs["chart"] == ARC_PINS.scale_set_chart]
 
 
 def deep_merge(base: Any, extra: Any) -> Any:

@@ -20,13 +20,14 @@ from components.arc.scale_set_values import HOOK_FILE
 from stacks.offline.records import ProgramRun
 from tests.components.arc.arc_helpers import (
     CONFIG_MAP,
-    RELEASE,
+    arc_releases,
     arc_stack,
     documented_values,
     gpu_pod,
     launcher,
     release,
     run_arc,
+    scale_set_releases,
 )
 from tests.oracles.arc_runner_set import render_runner_set
 from tests.oracles.chart_values import unknown_keys
@@ -76,7 +77,7 @@ def test_example_scale_sets_validate_against_the_crd(
 def test_every_variant_validates_against_the_crd(
     variants: ProgramRun, runner_set_crd: dict[str, Any]
 ) -> None:
-    names = sorted(r.inputs["name"] for r in variants.by_type(RELEASE) if r.inputs["name"] != "arc")
+    names = sorted(r.inputs["name"] for r in scale_set_releases(variants))
     assert names == ["dind-a10", "kube-a10", "oracle-vm-gpu-a10-1"]
     for name in names:
         assert validate_object(runner_set_crd, rendered(variants, name)) == [], name
@@ -101,7 +102,12 @@ def test_hook_templates_are_pod_templates(
     example: ProgramRun, variants: ProgramRun, runner_set_crd: dict[str, Any]
 ) -> None:
     pod_template = at(crd_schema(runner_set_crd, "v1alpha1"), "spec.template")
-    found = [r for run in (example, variants) for r in run.by_type(CONFIG_MAP)]
+    found = [
+        r
+        for run in (example, variants)
+        for r in run.by_type(CONFIG_MAP)
+        if r.name.endswith("-hook-template")
+    ]
     assert len(found) == 2
     for config_map in found:
         template = yaml.safe_load(config_map.inputs["data"][HOOK_FILE])
@@ -116,9 +122,7 @@ def test_scale_set_values_exist_upstream(
     example: ProgramRun, variants: ProgramRun, scale_set_defaults: dict[str, Any]
 ) -> None:
     for run in (example, variants):
-        for reg in run.by_type(RELEASE):
-            if reg.inputs["name"] == "arc":
-                continue
+        for reg in scale_set_releases(run):
             values = _outside_pod_templates(reg.inputs["values"])
             assert list(unknown_keys(values, scale_set_defaults)) == [], reg.name
 
@@ -162,5 +166,5 @@ def test_pinned_chart_version_is_upstream_chart_version(
     example: ProgramRun, upstream: Path, chart: str
 ) -> None:
     meta = yaml.safe_load((upstream / "charts" / chart / "Chart.yaml").read_text(encoding="utf-8"))
-    versions = {r.inputs["version"] for r in example.by_type(RELEASE)}
+    versions = {r.inputs["version"] for r in arc_releases(example)}
     assert versions == {str(meta["version"])}

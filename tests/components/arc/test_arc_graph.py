@@ -46,7 +46,15 @@ def test_components_and_their_children(example_plan: ProgramRun) -> None:
     top = {
         r.type for r in run.registrations if r.parent.endswith("pulumi:pulumi:Stack::gpu-ci-arc")
     }
-    assert top == {"gpu-ci:network:OciNetwork", OKE, CONTROLLER, SCALE_SET, CLEANUP}
+    assert top == {
+        "gpu-ci:network:OciNetwork",
+        OKE,
+        CONTROLLER,
+        SCALE_SET,
+        CLEANUP,
+        "gpu-ci:platform:RecipeReleases",  # the GPU operator on the A10 pool
+        "gpu-ci:observability:Monitoring",
+    }
     assert sorted(r.name for r in run.by_type(SCALE_SET)) == sorted(
         f"scale-set-{n}" for n in (*LAUNCHERS, POD_SET)
     )
@@ -148,7 +156,8 @@ def test_no_secret_in_plain_text_anywhere(example_plan: ProgramRun, example: Pro
         text = dumps(snapshot_of(run))
         assert "offline-placeholder" not in text and "PLACEHOLDER" not in text
         assert "PRIVATE KEY" not in text
-        assert text.count('"[secret]"') == 6  # 5 Secrets and the kubeconfig
+        # 5 Secrets of the scale sets, Grafana's admin Secret and the kubeconfig
+        assert text.count('"[secret]"') == 7
         assert all("offline-placeholder" not in message for _, message in run.logs)
     secret = next(r for r in example.by_type(SECRET) if r.name.endswith("a10-1-github-app"))
     data = secret.inputs["stringData"]
@@ -188,7 +197,9 @@ def test_exports_the_typed_contract(example: ProgramRun, example_plan: ProgramRu
 def test_existing_cluster_and_secret_create_neither_oke_nor_app_secret() -> None:
     run = run_arc(arc_stack(launcher(), gpu_pod(), githubApp=None, existingSecret="org-github-app"))
     assert not run.by_type(OKE) and not run.by_type("gpu-ci:network:OciNetwork")
-    assert [r.name for r in run.by_type(SECRET)] == ["scale-set-oracle-vm-gpu-a10-1-oci"]
+    assert [r.name for r in run.by_type(SECRET) if r.name.startswith("scale-set-")] == [
+        "scale-set-oracle-vm-gpu-a10-1-oci"
+    ]
     assert release(run, "gpu-a10-pod").inputs["values"]["githubConfigSecret"] == "org-github-app"
     provider = run.one("pulumi:providers:kubernetes")
     assert provider.name == "cluster-k8s" and isinstance(provider.inputs["kubeconfig"], Secret)

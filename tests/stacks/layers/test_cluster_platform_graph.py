@@ -81,7 +81,8 @@ def test_the_kind_config_is_the_rendered_spec(run: ProgramRun) -> None:
 def test_releases_deploy_through_the_clusters_provider_in_order(run: ProgramRun) -> None:
     provider = run.one(PROVIDER, "cluster-k8s").urn
     releases = {r.name: r for r in run.by_type(RELEASE)}
-    assert set(releases) == {"platform-gpu-operator", "platform-kubeflow-trainer"}
+    # The recipe's two, and the monitoring stack (tests/stacks/layers/test_observability_graph)
+    assert set(releases) == {"platform-gpu-operator", "platform-kubeflow-trainer", "monitoring"}
     assert all(r.options["provider"].startswith(provider) for r in releases.values())
     trainer = releases["platform-kubeflow-trainer"]
     assert releases["platform-gpu-operator"].urn in trainer.dependencies
@@ -160,7 +161,9 @@ def test_overrides_reach_the_release_and_bad_ones_stop_the_plan() -> None:
 
 def test_disabling_the_trainer_drops_its_runtime_patches() -> None:
     run = run_stack(full_stack(**{"gpu-ci:platform": {"set": ["kubeflow-trainer:enabled=false"]}}))
-    assert [r.name for r in run.by_type(RELEASE)] == ["platform-gpu-operator"]
+    assert [r.name for r in run.by_type(RELEASE) if r.name != "monitoring"] == [
+        "platform-gpu-operator"
+    ]
     assert run.by_type(PATCH) == []
 
 
@@ -173,7 +176,7 @@ def test_two_stacks_plan_with_the_reference_fed_from_the_first() -> None:
     assert reveal(provider.inputs["kubeconfig"]) == "offline-placeholder:gpu-dev.kubeconfig"
     assert reference.parent == apps.one("gpu-ci:cluster:ClusterReference").urn
     releases = apps.by_type(RELEASE)
-    assert len(releases) == 2
+    assert len(releases) == 3  # the recipe's two and the monitoring stack, on gpu-dev's cluster
     assert all(r.options["provider"].startswith(provider.urn) for r in releases)
     assert not [r for r in apps.registrations if r.type.startswith(("oci:", "command:"))]
 

@@ -34,7 +34,15 @@ TOOLKIT_ON = [
     "cluster-nvkind-cluster",
     "cluster-cluster-ready",
 ]
+MONITORING = [
+    "monitoring-ns",
+    "monitoring-grafana-admin",
+    "monitoring",
+    "monitoring-dashboard-gpu-ci",
+]
+"""On the cluster too (its generated Grafana password is not: it survives a new cluster)."""
 PLATFORM = [
+    *MONITORING,
     "platform-ns-gpu-operator",
     "platform-ns-kubeflow-system",
     "platform-gpu-time-slicing-configmap-gpu-time-slicing-config",
@@ -148,8 +156,9 @@ def test_a_node_image_bump_replaces_the_cluster_and_everything_on_it(tmp_path: P
     assert result.of("cluster-k8s").replace_because == ("kubeconfig",)
     release = result.of("platform-gpu-operator")
     assert release.replace_because == (PROVIDER,) and not release.delete_before_replace
-    # nothing on the host or the VM moves
+    # nothing on the host or the VM moves, and Grafana's password is kept
     assert all(f.op is None for f in result.fates if f.name.startswith(("host-0", "gpu-vm")))
+    assert result.of("monitoring-grafana-password").op is None
 
 
 def test_an_nvkind_pin_bump_replaces_the_cluster_on_purpose(tmp_path: Path) -> None:

@@ -171,6 +171,12 @@ def config_from_inputs() -> dict[str, Any]:
                 die(f"input {key} {value!r} is not a recipe criterion (lowercase, e.g. kind)")
             criteria[key] = value
         config["gpu-ci:platform"] = {**criteria, "set": lines("INPUT_PLATFORM_SET")}
+    observability = flag("INPUT_OBSERVABILITY", False)
+    if observability and "gpu-ci:platform" not in config:
+        die("input observability: true watches the platform's GPUs; it needs deploy-platform: true")
+    # Off unless asked: gpu-ci's default (on where a stack deploys onto a cluster) is for
+    # long-lived clusters; a job's cluster is gone before a dashboard would show anything.
+    config["gpu-ci:observability"] = {"enabled": observability}
     return config
 
 

@@ -1,0 +1,164 @@
+"""`gpu-ci:observability`: on where a stack deploys onto a cluster, every key checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
+from tests.components.arc.arc_helpers import arc_stack, gpu_pod, oke
+from tests.stacks.stack_helpers import flat
+
+CLUSTER = {"gpu-ci:host": {"target": "local"}, "gpu-ci:cluster": {"name": "gpu-ci"}}
+PLATFORM = {**CLUSTER, "gpu-ci:platform": {"accelerator": "a10"}}
+OBS = "gpu-ci:observability"
+
+
+def load(values: dict[str, Any]) -> StackConfig:
+    return load_config(raw_from_flat(flat(values), {"gpu-ci:arc"} & set(values)), "test")
+
+
+def problems(values: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load(values)
+    return [str(p) for p in caught.value.problems]
+
+
+def arc(**observability: Any) -> dict[str, Any]:
+    values = arc_stack(gpu_pod(), cluster=oke())
+    if observability:
+        values[OBS] = observability
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "on"),
+    [
+        (PLATFORM, True),
+        (arc(), True),
+        (CLUSTER, False),  # a cluster for other stacks to deploy onto: theirs to watch
+        ({"gpu-ci:host": {"target": "local"}}, False),
+        ({**PLATFORM, OBS: {"enabled": False}}, False),
+    ],
+    ids=["platform", "arc", "cluster-only", "host-only", "off"],
+)
+def test_on_by_default_where_the_stack_deploys_onto_a_cluster(
+    values: dict[str, Any], on: bool
+) -> None:
+    assert load(values).observability_on is on
+
+
+def test_the_defaults() -> None:
+    obs = load(PLATFORM).observability
+    assert (obs.prometheus, obs.namespace, obs.releaseName) == (
+        "deploy",
+        "monitoring",
+        "kube-prometheus-stack",
+    )
+    assert (obs.retention, obs.retentionSize, obs.scrapeInterval) == ("15d", None, "30s")
+    assert obs.chartVersion == "84.4.0"
+    assert obs.monitorLabels == {"release": "kube-prometheus-stack"}
+    assert obs.grafana.adminPassword is None
+
+
+def test_enabled_without_a_cluster_to_watch_is_refused() -> None:
+    assert problems({**CLUSTER, OBS: {"enabled": True}}) == [
+        "gpu-ci:observability: enabled, but this stack deploys onto no cluster: the metrics "
+        "are scraped on the cluster of gpu-ci:platform or gpu-ci:arc (a VM runner without a "
+        "cluster runs no GPU exporter); set one, or enable observability in the stack that "
+        "deploys onto the cluster [given: [secret]]"  # the key holds Grafana's password
+    ]
+
+
+def test_arc_metrics_switched_off_under_observability_is_refused() -> None:
+    values = arc()
+    values["gpu-ci:arc"]["controller"] = {"metrics": False}
+    (problem,) = problems(values)
+    assert problem.startswith(
+        "gpu-ci:observability: on, but gpu-ci:arc.controller.metrics is false: the job metrics "
+        "come from ARC's listeners"
+    )
+    values[OBS] = {"enabled": False}
+    assert load(values).observability_on is False
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        (
+            "retention",
+            "15 days",
+            "gpu-ci:observability.retention: '15 days' is not a Prometheus "
+            "duration for retention: a number and a unit (ms, s, m, h, d, w, y), e.g. 15d or "
+            "1h30m [given: '15 days']",
+        ),
+        (
+            "retention",
+            "0d",
+            "gpu-ci:observability.retention: '0d' is not a Prometheus duration "
+            "for retention: a number and a unit (ms, s, m, h, d, w, y), e.g. 15d or 1h30m "
+            "[given: '0d']",
+        ),
+        (
+            "scrapeInterval",
+            "30s\n",
+            "gpu-ci:observability.scrapeInterval: '30s\\n' is not a Prometheus "
+            "duration for scrapeInterval: a number and a unit (ms, s, m, h, d, w, y), e.g. 15d "
+            "or 1h30m [given: '30s\\n']",
+        ),
+        (
+            "retentionSize",
+            "8G",
+            "gpu-ci:observability.retentionSize: '8G' is not a Prometheus size: a "
+            "whole number and B, KB, MB, GB, TB, PB or EB, e.g. 8GB [given: '8G']",
+        ),
+        (
+            "chartVersion",
+            "latest",
+            "gpu-ci:observability.chartVersion: 'latest' is not a chart version "
+            "like 84.4.0 [given: 'latest']",
+        ),
+        (
+            "prometheus",
+            "grafana",
+            "gpu-ci:observability.prometheus: must be one of 'deploy', 'existing' "
+            "[given: 'grafana']",
+        ),
+        (
+            "namespace",
+            "Monitoring",
+            "gpu-ci:observability.namespace: not a Kubernetes name: lowercase "
+            "letters, digits and '-', starting and ending with a letter or digit, at most 63 "
+            "characters [given: 'Monitoring']",
+        ),
+        (
+            "retension",
+            "15d",
+            "gpu-ci:observability.retension: unknown key (did you mean 'retention'?); allowed "
+            "keys: enabled, prometheus, namespace, releaseName, chartVersion, retention, "
+            "retentionSize, scrapeInterval, monitorLabels, grafana",
+        ),
+    ],
+    ids=lambda v: str(v)[:20],
+)
+def test_each_bad_value_is_one_problem_at_its_key(key: str, value: str, problem: str) -> None:
+    assert problems({**PLATFORM, OBS: {key: value}}) == [problem]
+
+
+@pytest.mark.parametrize("good", ["15d", "1h30m", "90m", "2w", "500ms"])
+def test_prometheus_durations(good: str) -> None:
+    assert load({**PLATFORM, OBS: {"retention": good}}).observability.retention == good
+
+
+def test_the_platform_goes_onto_arcs_cluster_with_the_gpu_pools_model() -> None:
+    values = arc()
+    values["gpu-ci:platform"] = {"service": "oke"}
+    platform = load(values).platform
+    assert platform is not None and platform.accelerator == "a10"
+    values["gpu-ci:arc"]["cluster"] = {"kubeconfig": "apiVersion: v1\nkind: Config\n"}
+    assert problems(values) == [
+        "gpu-ci:platform: accelerator is required unless the OKE GPU pool's "
+        "listed shape gives the GPU model (gpu-ci:arc.cluster.oke.gpuPool.shape; e.g. "
+        'accelerator: a10) [given: {"service": "oke"}]'
+    ]

@@ -1,0 +1,113 @@
+"""A stack deployed before a change upgrades with nothing replaced: the golden plans.
+
+Each example stack is planned with today's code and diffed, by the engine's rules, against
+its plan from before a change that must not move live resources:
+- `plans-before-architecture/` (commit 270ecdc): the one-way architecture (#18) moved and
+  split modules and changed how components take their options;
+- `plans-before-observability/` (commit 4bb544c): observability (#19) added monitoring,
+  ARC's metrics and the GPU operator's DCGM monitor to existing stacks.
+The one replacement allowed is a deployment-check Job whose platform revision changed: a
+check Job re-runs, by design, whenever the platform it checks changes (check_jobs.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+
+from components.platform.check_jobs import REVISION_ANNOTATION
+from stacks.offline.lifecycle import Fate, Lifecycle, classify
+from stacks.offline.plan import REPO, plan_stack
+
+GOLDEN = REPO / "tests" / "golden"
+BASELINES = ("plans-before-architecture", "plans-before-observability")
+STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
+CASES = [(baseline, stack) for baseline in BASELINES for stack in STACKS]
+CHECK_RERUN = (f'spec.template.metadata.annotations["{REVISION_ANNOTATION}"]',)
+JOB = "kubernetes:batch/v1:Job"
+
+
+@cache
+def before(baseline: str, stack: str) -> dict[str, Any]:
+    path = GOLDEN / baseline / f"{stack}.json.gz"
+    data: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    return data
+
+
+@cache
+def lifecycle(baseline: str, stack: str) -> Lifecycle:
+    return classify(before(baseline, stack), plan_stack(stack))
+
+
+def is_check_rerun(fate: Fate) -> bool:
+    return fate.op == "replace" and fate.type == JOB and fate.replace_because == CHECK_RERUN
+
+
+@pytest.mark.parametrize("baseline", BASELINES)
+def test_every_example_stack_has_a_plan_from_before(baseline: str) -> None:
+    found = sorted(p.name.removesuffix(".json.gz") for p in (GOLDEN / baseline).glob("*.json.gz"))
+    assert found == STACKS
+
+
+@pytest.mark.parametrize(("baseline", "stack"), CASES)
+def test_nothing_is_replaced_or_deleted(baseline: str, stack: str) -> None:
+    destructive = [
+        f"{fate.op} {fate.urn} ({', '.join(fate.replace_because) or 'no input named'})"
+        for fate in lifecycle(baseline, stack).changed
+        if fate.op in ("replace", "delete") and not is_check_rerun(fate)
+    ]
+    assert destructive == []
+
+
+@pytest.mark.parametrize(("baseline", "stack"), CASES)
+def test_every_resource_keeps_its_urn_or_an_alias_to_it(baseline: str, stack: str) -> None:
+    old = {r["urn"] for r in before(baseline, stack)["resources"]}
+    fates = lifecycle(baseline, stack).fates
+    kept = {f.previous_urn or f.urn for f in fates if f.op != "delete"}
+    assert old - kept == set()
+
+
+def _names(baseline: str, stack: str, op: str) -> list[str]:
+    return sorted(f.name for f in lifecycle(baseline, stack).changed if f.op == op)
+
+
+def test_observability_on_dev_adds_monitoring_and_updates_the_operator() -> None:
+    assert _names("plans-before-observability", "dev", "create") == [
+        "monitoring",
+        "monitoring",
+        "monitoring-dashboard-gpu-ci",
+        "monitoring-grafana-admin",
+        "monitoring-grafana-password",
+        "monitoring-ns",
+    ]
+    updated = _names("plans-before-observability", "dev", "update")
+    assert "platform-gpu-operator" in updated
+    assert _names("plans-before-observability", "dev", "replace") == [
+        "platform-checks-check-nvidia-smi",
+        "platform-checks-operator-health",
+    ]
+
+
+def test_observability_on_arc_updates_every_arc_release_in_place() -> None:
+    updated = set(_names("plans-before-observability", "arc", "update"))
+    arc_releases = {  # the controller already served metrics (`metrics: true` in the stack)
+        "scale-set-oracle-vm-gpu-a10-1",
+        "scale-set-oracle-vm-gpu-a10-2",
+        "scale-set-oke-gpu-a10-pod",
+    }
+    assert arc_releases <= updated
+    created = set(_names("plans-before-observability", "arc", "create"))
+    assert {
+        "monitoring-arc-listeners",
+        "monitoring-arc-controller",
+        "platform-gpu-operator",
+    } <= created
+
+
+@pytest.mark.parametrize("stack", ["gpu-dev", "workstation"])
+def test_stacks_that_deploy_onto_no_cluster_are_unchanged(stack: str) -> None:
+    assert lifecycle("plans-before-observability", stack).changed == []
