@@ -45,7 +45,9 @@ QUEUE_TIME = (
     _quantile(0.95, "gha_job_startup_duration_seconds"),
 )
 """From the scale set's assignment of a job to a runner starting it: the wait on our capacity
-(a VM's launch and boot for vm-launcher sets, a pod's scheduling for gpu-pod sets)."""
+(a VM's launch and boot for vm-launcher sets, a pod's scheduling for gpu-pod sets). ARC's ADR
+"Exposing metrics" (2023-05-08): "time spent waiting for a workflow job to get started on
+the runner owned by the scale set"; GitHub's queue before assignment is not in it."""
 EXECUTION_TIME = (
     _quantile(0.5, "gha_job_execution_duration_seconds"),
     _quantile(0.95, "gha_job_execution_duration_seconds"),

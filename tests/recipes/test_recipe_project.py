@@ -75,7 +75,10 @@ def test_oke_a10_keeps_the_image_driver(project: Catalog) -> None:
     assert result.deploymentOrder == ["gpu-operator"]
     gpu = component_values(project, result, "gpu-operator")
     assert gpu["driver"]["enabled"] is False
-    assert "devicePlugin" not in gpu  # no time-slicing outside the CI's kind clusters
+    # OKE's NvidiaGpuPlugin add-on advertises the GPUs: no second device plugin, and so no
+    # time-slicing outside the CI's kind clusters; the operator keeps the DCGM exporter.
+    assert gpu["devicePlugin"] == {"enabled": False}
+    assert gpu.get("dcgmExporter", {}).get("enabled", True) is True
 
 
 def test_layered_over_aicr_extends_aicr(layered: Catalog) -> None:

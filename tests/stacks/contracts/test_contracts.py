@@ -178,12 +178,21 @@ def test_reads_what_the_real_program_exports() -> None:
         preview=False,
     )
     exports = reference_exports("dev", producer.exports)
-    assert set(exports.outputs) >= {"capacity", "host", "cluster", "kubeconfig", "platform", "cost"}
+    assert set(exports.outputs) >= {
+        "capacity",
+        "host",
+        "cluster",
+        "kubeconfig",
+        "platform",
+        "cost",
+        "observability",
+    }
 
     def program() -> None:
         gpu = GpuCiStack.from_stack(STACK)
         layers: dict[str, Any] = {"capacity": gpu.capacity(), "host": gpu.host()}
         layers.update(cluster=gpu.cluster(), platform=gpu.platform(), cost=gpu.cost())
+        layers["observability"] = gpu.observability()
         for name, layer in layers.items():
             pulumi.export(
                 name, layer.apply(lambda c: [type(c).__name__, c.model_dump()["contractVersion"]])
@@ -200,5 +209,6 @@ def test_reads_what_the_real_program_exports() -> None:
         "cluster": ["ClusterOutputs", 1],
         "platform": ["PlatformOutputs", 1],
         "cost": ["CostOutputs", 1],
+        "observability": ["ObservabilityOutputs", 1],
         "hosts": ["host-0"],
     }

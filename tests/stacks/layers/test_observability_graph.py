@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from components.observability.dashboard import dashboard_text
 from components.observability.metrics import listener_metrics_values
@@ -290,3 +291,12 @@ def test_the_platform_on_oke_checks_the_clusters_facts() -> None:
     constraints = run.exports["platform"]["constraints"]
     assert {"K8s.server.version", "GPU.info.type"} <= set(constraints["passed"])
     assert not {"K8s.server.version", "GPU.info.type"} & set(constraints["unchecked"])
+
+
+def test_the_dcgm_monitor_keys_are_the_gpu_operator_charts(
+    dev_run: ProgramRun, upstream: Path
+) -> None:
+    chart = yaml.safe_load((upstream / "charts/gpu-operator/values.yaml").read_text())
+    ours = operator_values(dev_run)["dcgmExporter"]["serviceMonitor"]
+    assert set(ours) <= set(chart["dcgmExporter"]["serviceMonitor"])
+    assert chart["dcgmExporter"]["enabled"] is True  # the exporter itself is on by default
