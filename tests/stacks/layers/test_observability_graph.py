@@ -12,12 +12,14 @@ import yaml
 
 from components.observability.dashboard import dashboard_text
 from components.observability.metrics import listener_metrics_values
-from stacks.offline.fakes import FAKE_PASSWORD
+from stacks.offline.fakes import FAKE_PASSWORD, FakeCloud, StackExports
+from stacks.offline.mocks import run_program
 from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.offline.values import Secret, reveal
+from stacks.program import main
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, oke
-from tests.stacks.stack_helpers import children_of, run_stack, vm_stack
+from tests.stacks.stack_helpers import children_of, flat, run_stack, vm_stack
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 MONITORING = "gpu-ci:observability:Monitoring"
@@ -300,3 +302,49 @@ def test_the_dcgm_monitor_keys_are_the_gpu_operator_charts(
     ours = operator_values(dev_run)["dcgmExporter"]["serviceMonitor"]
     assert set(ours) <= set(chart["dcgmExporter"]["serviceMonitor"])
     assert chart["dcgmExporter"]["enabled"] is True  # the exporter itself is on by default
+
+
+def test_a_platform_on_another_cluster_than_arcs_is_not_watched_from_here() -> None:
+    """ARC on OKE, the platform on another stack's cluster: the monitoring (and its job
+    metrics) go on ARC's cluster; the other cluster's GPU operator gets no ServiceMonitor,
+    whose CRD nobody here installs there, and the plan says why."""
+    values = arc()
+    values["gpu-ci:platform"] = {
+        "clusterStack": "org/gpu-ci/gpu-dev",
+        "service": "kind",
+        "accelerator": "a10",
+    }
+    cluster = {
+        "contractVersion": 1,
+        "kind": "nvkind",
+        "name": "gpu-ci",
+        "nodeImage": "kindest/node:v1.35.0",
+        "kubernetesVersion": "v1.35.0",
+        "gpuCount": 1,
+        "apiServerPort": 6443,
+        "facts": {"K8s.server.version": "v1.35.0"},
+    }
+    exports = StackExports(
+        outputs={"cluster": cluster, "kubeconfig": "apiVersion: v1\nkind: Config\n"},
+        secret_names=frozenset({"kubeconfig"}),
+    )
+    run = run_program(
+        main,
+        project="gpu-ci",
+        stack="test",
+        config=flat(values),
+        secret_keys={"gpu-ci:arc"},
+        preview=False,
+        cloud=FakeCloud(flat(values), {"org/gpu-ci/gpu-dev": exports}),
+    )
+    oke_provider = run.one("pulumi:providers:kubernetes", "oke-k8s").urn
+    assert run.one(RELEASE, "monitoring").options["provider"].startswith(oke_provider)
+    assert (
+        not run.one(RELEASE, "platform-gpu-operator").options["provider"].startswith(oke_provider)
+    )
+    assert "dcgmExporter" not in operator_values(run)
+    assert not waits_for(run.one(PLATFORM), run.one(MONITORING))
+    assert any(
+        "watches ARC's cluster" in message and "org/gpu-ci/gpu-dev" in message
+        for _, message in run.logs
+    )
