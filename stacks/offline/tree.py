@@ -150,4 +150,8 @@ def render_tree(snap: Snapshot) -> str:
         cost = snap["outputs"].get("cost")
         if isinstance(cost, dict):
             lines += [str(line) for line in cost.get("lines", [])]
+        observability = snap["outputs"].get("observability")
+        if isinstance(observability, dict):
+            for command in observability.get("portForward", []):
+                lines.append(f"observability: {command}")
     return "\n".join(lines) + "\n"
