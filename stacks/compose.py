@@ -177,30 +177,32 @@ def _build_deployed(
         with_dcgm_monitor,
     )
 
-    # One cluster is watched: this stack's nvkind cluster, else ARC's (its runners' job
-    # metrics), else the platform's. A platform on another cluster than ARC's gets no DCGM
-    # monitor: that cluster has no Prometheus from this stack.
-    elsewhere = (
-        arc is not None
-        and cfg.platform is not None
-        and cfg.platform.clusterStack is not None
-        and not references.shared(PLATFORM_CLUSTER_STACK, ARC_CLUSTER_STACK)
-    )
-    if cluster is not None:
-        provider: pulumi.ProviderResource = cluster.cluster.provider
-    elif arc is not None:
-        provider = arc.provider
+    # One cluster is watched: ARC's, where the runners' job metrics come from, else the
+    # platform's (this stack's nvkind cluster or another stack's). A platform on another
+    # cluster than ARC's gets no DCGM monitor: that cluster has no Prometheus from here.
+    if arc is not None:
+        provider: pulumi.ProviderResource = arc.provider
+        elsewhere = cfg.platform is not None and (
+            cluster is not None
+            or (
+                cfg.platform.clusterStack is not None
+                and not references.shared(PLATFORM_CLUSTER_STACK, ARC_CLUSTER_STACK)
+            )
+        )
+    elif cluster is not None:
+        provider, elsewhere = cluster.cluster.provider, False
     else:
-        provider = references.get(PLATFORM_CLUSTER_STACK).provider
+        provider, elsewhere = references.get(PLATFORM_CLUSTER_STACK).provider, False
     if elsewhere:
+        assert cfg.platform is not None
+        where = cfg.platform.clusterStack or "gpu-ci:cluster, this stack's nvkind cluster"
         pulumi.log.warn(
             "gpu-ci:observability: watches ARC's cluster; the platform's "
-            f"(gpu-ci:platform.clusterStack {cfg.platform.clusterStack if cfg.platform else ''}) "
-            "is another, so its GPU metrics are not scraped from here: enable observability "
-            "in the stack that owns that cluster"
+            f"({where}) is another, so its GPU metrics are not scraped: one stack watches "
+            "one cluster, so deploy that platform from a stack of its own to watch it"
         )
     placement = arc.system if arc is not None else None
-    waits = list(arc.after) if arc is not None else []
+    waits = list(arc.system_after) if arc is not None else []
     monitoring = None
     watched = None if elsewhere else prepared.platform
     if not recipe_has_stack(watched):  # the CRDs first, then what uses them
@@ -219,7 +221,7 @@ def _build_deployed(
             overrides=(
                 prepared.platform.overrides
                 if elsewhere
-                else with_dcgm_monitor(cfg, prepared.platform.overrides)
+                else with_dcgm_monitor(cfg, prepared.platform)
             ),
         )
         outputs.layers["platform"] = layer.exports

@@ -109,7 +109,7 @@ def build() -> gd.Dashboard:
         board.with_row(gd.Row("Jobs: how long do GPU jobs wait for a runner, and run?"))
         .with_panel(
             _timeseries(
-                "Queue time (p50, p95)",
+                "Queue time (p50, p95 of the last hour's jobs)",
                 "From the scale set assigning a job to a runner starting it: a VM's launch "
                 "and boot (vm-launcher) or a pod's scheduling (gpu-pod). "
                 "gha_job_startup_duration_seconds.",
@@ -119,19 +119,34 @@ def build() -> gd.Dashboard:
         )
         .with_panel(
             _timeseries(
-                "Execution time (p50, p95)",
+                "Execution time (p50, p95 of the last hour's jobs)",
                 "How long jobs run on the runner. gha_job_execution_duration_seconds.",
                 "s",
                 *queries.EXECUTION_TIME,
             )
         )
         .with_panel(
-            _timeseries(
+            _stat(
+                "Queue time in range (p50, p95)",
+                "Every job in the dashboard's time range, the selected scale sets together.",
+                "s",
+                *queries.QUEUE_TIME_IN_RANGE,
+            )
+        )
+        .with_panel(
+            _stat(
+                "Execution time in range (p50, p95)",
+                "Every job in the dashboard's time range, the selected scale sets together.",
+                "s",
+                *queries.EXECUTION_TIME_IN_RANGE,
+            )
+        )
+        .with_panel(
+            _stat(
                 "Jobs completed in range, by result",
                 "gha_completed_jobs_total over the dashboard's time range.",
                 "short",
                 queries.JOBS_COMPLETED,
-                width=24,
             )
         )
     )

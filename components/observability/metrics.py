@@ -5,7 +5,8 @@ its scale set's values list), the dashboards' queries and the usage queries cann
 metric nobody exports (tests parse every query against it).
 
 - ARC listener: the set the gha-runner-scale-set chart documents in its values (commented
-  `listenerMetrics`, chart 0.14.2) and CNCF's `oracle-vm-gpu-a10-*` scale sets enable.
+  `listenerMetrics`, chart 0.14.2) and CNCF's `oracle-vm-gpu-a10-*` scale sets enable, with
+  the execution histogram's buckets extended past an hour.
 - ARC controller: the gauges of controllers/actions.github.com/metrics (actions-runner-
   controller), served on `metrics.controllerManagerAddr`.
 - DCGM exporter: the fields of dcgm-exporter's default counters (etc/default-counters.csv)
@@ -31,6 +32,10 @@ JOB_DURATION_BUCKETS: tuple[float, ...] = (
     2400.0, 3000.0, 3600.0,
 )  # fmt: skip
 """The chart's documented default buckets, in seconds: up to an hour."""
+EXECUTION_BUCKETS: tuple[float, ...] = (*JOB_DURATION_BUCKETS, 5400.0, 7200.0, 10800.0)
+"""The execution histogram's: the chart's, then 1.5, 2 and 3 hours. GPU e2e jobs run about an
+hour with two-hour timeouts; above the top bucket `histogram_quantile` can only answer the
+top bucket's bound, so with the chart's buckets every long job would read as exactly 1 h."""
 
 
 class Metric(BaseModel):
@@ -79,7 +84,7 @@ LISTENER_METRICS: tuple[Metric, ...] = (
         "gha_job_execution_duration_seconds",
         "histogram",
         [*_JOB, "job_result", *_WORKFLOW],
-        JOB_DURATION_BUCKETS,
+        EXECUTION_BUCKETS,
     ),
 )
 

@@ -7,9 +7,11 @@ Children, on the cluster of `opts.provider`, after what `opts.depends_on` names:
 - a PodMonitor for ARC's listeners and one for its controller, when the stack runs ARC;
 - the "GPU CI" dashboard as a ConfigMap Grafana's sidecar loads (dashboard.py).
 
-Day 2: a changed dashboard, retention or scrape interval updates the ConfigMap or the
-release in place (`helm upgrade`); nothing here is replaced by such a change (the generated
-password's inputs are constants, so it is never regenerated).
+Day 2 (tests/stacks/offline/test_day2.py): a changed retention, storage or scrape interval
+upgrades the release in place; a changed dashboard replaces its ConfigMap, and a new given
+password the Secret (pulumi-kubernetes treats both as immutable; Grafana's sidecar reloads
+the dashboard, Grafana reads the password when it starts). The generated password's inputs
+are constants, so it is never regenerated, not even for a rebuilt cluster.
 """
 
 from __future__ import annotations

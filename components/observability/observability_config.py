@@ -14,22 +14,27 @@ from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 
-from components.arc.k8s_types import K8sName, NodeLabels
+from components.arc.k8s_types import K8sName, NodeLabels, Quantity
 from components.config_base import ConfigModel
 from components.pins import OBSERVABILITY_PINS
 
-_DURATION = re.compile(r"([0-9]+(ms|s|m|h|d|w|y))+")
-"""A Prometheus duration (model.ParseDuration): `15d`, `1h30m`, `30s`."""
+_DURATION = re.compile(
+    r"(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?"
+)
+"""A Prometheus duration as model.ParseDuration and the prometheus-operator CRDs take it:
+units from years down to milliseconds, each at most once and in that order (`15d`,
+`1h30m`; not `30m1h`)."""
 _SIZE = re.compile(r"[0-9]+(B|KB|MB|GB|TB|PB|EB)")
 """A Prometheus retention size (units.Base2Bytes as `--storage.tsdb.retention.size` reads it)."""
 _CHART_VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
 
 
 def _duration(value: str, what: str) -> str:
-    if not _DURATION.fullmatch(value) or not any(c != "0" for c in value if c.isdigit()):
+    if not value or not _DURATION.fullmatch(value) or not any(c in "123456789" for c in value):
         raise ValueError(
-            f"{value!r} is not a Prometheus duration for {what}: a number and a unit "
-            "(ms, s, m, h, d, w, y), e.g. 15d or 1h30m"
+            f"{value!r} is not a Prometheus duration for {what}: numbers with units from y, "
+            "w, d, h, m, s down to ms, each once and in that order, not all zero; e.g. 15d "
+            "or 1h30m"
         )
     return value
 
@@ -70,7 +75,10 @@ class ObservabilityConfig(ConfigModel):
         "monitoring", description="where the monitors, dashboards (and the stack) go"
     )
     releaseName: K8sName = Field(
-        "kube-prometheus-stack", description="the kube-prometheus-stack Helm release"
+        "kube-prometheus-stack",
+        max_length=26,
+        description="the kube-prometheus-stack Helm release (the chart cuts its names at 26 "
+        "characters, and the Services are named after it)",
     )
     chartVersion: str = Field(
         OBSERVABILITY_PINS.chart_version, description="the kube-prometheus-stack chart version"
@@ -80,6 +88,15 @@ class ObservabilityConfig(ConfigModel):
         None, description="default: no limit; the most disk Prometheus's samples may use, e.g. 8GB"
     )
     scrapeInterval: str = Field("30s", description="how often every target is scraped")
+    storageSize: Quantity = Field(
+        "50Gi",
+        description="Prometheus's volume (a PersistentVolumeClaim, so a restart keeps the "
+        "samples; 50Gi is OCI block volumes' minimum)",
+    )
+    storageClassName: K8sName | None = Field(
+        None,
+        description="default: the cluster's default StorageClass (OKE: oci-bv; kind: standard)",
+    )
     monitorLabels: NodeLabels = Field(
         default_factory=lambda: {"release": "kube-prometheus-stack"},
         description="labels on every ServiceMonitor and PodMonitor: what an existing "

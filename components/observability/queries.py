@@ -24,10 +24,21 @@ class Query(BaseModel):
 
 
 def _quantile(q: float, histogram: str) -> Query:
+    """The q-quantile of the last hour's jobs, per scale set: at tens of jobs a day a
+    shorter window would mostly hold no job, and `histogram_quantile` of nothing is NaN."""
     return Query(
         expr=f"histogram_quantile({q}, sum by (le, scale_set) "
-        f"(rate({histogram}_bucket{{{SCALE_SET}}}[$__rate_interval])))",
+        f"(rate({histogram}_bucket{{{SCALE_SET}}}[1h])))",
         legend=f"{{{{scale_set}}}} p{round(q * 100)}",
+    )
+
+
+def _over_range(q: float, histogram: str) -> Query:
+    """The q-quantile of every job in the dashboard's time range, all scale sets selected."""
+    return Query(
+        expr=f"histogram_quantile({q}, sum by (le) "
+        f"(increase({histogram}_bucket{{{SCALE_SET}}}[$__range])))",
+        legend=f"p{round(q * 100)}",
     )
 
 
@@ -51,6 +62,14 @@ the runner owned by the scale set"; GitHub's queue before assignment is not in i
 EXECUTION_TIME = (
     _quantile(0.5, "gha_job_execution_duration_seconds"),
     _quantile(0.95, "gha_job_execution_duration_seconds"),
+)
+QUEUE_TIME_IN_RANGE = (
+    _over_range(0.5, "gha_job_startup_duration_seconds"),
+    _over_range(0.95, "gha_job_startup_duration_seconds"),
+)
+EXECUTION_TIME_IN_RANGE = (
+    _over_range(0.5, "gha_job_execution_duration_seconds"),
+    _over_range(0.95, "gha_job_execution_duration_seconds"),
 )
 JOBS_COMPLETED = Query(
     expr=f"sum by (scale_set, job_result) (increase(gha_completed_jobs_total{{{SCALE_SET}}}"

@@ -3,11 +3,13 @@
 Minimal on purpose: the Prometheus operator (its CRDs are what the GPU operator's DCGM
 ServiceMonitor and ARC's PodMonitors need), Prometheus, Grafana with its dashboard sidecar,
 node-exporter and kube-state-metrics; no Alertmanager (gpu-ci defines no alerts). Prometheus
-selects every ServiceMonitor and PodMonitor, not only those labelled with its release (the
-chart's default), so the GPU operator's exporter is scraped with no label to agree on.
+keeps its samples on a volume claim (the chart's default, an emptyDir, loses them on every
+restart, which the retention and the seven-day usage queries would not survive). It selects
+every ServiceMonitor and PodMonitor, not only those labelled with its release (the chart's
+default), so the GPU operator's exporter is scraped with no label to agree on.
 Grafana's admin is a Secret this stack writes; the chart's default password is public.
 Key names are the chart's; where AICR's own kube-prometheus-stack values set the same
-keys (retention, serviceMonitorSelectorNilUsesHelmValues) they agree.
+keys (retention, storageSpec, serviceMonitorSelectorNilUsesHelmValues) they agree.
 """
 
 from __future__ import annotations
@@ -62,6 +64,13 @@ def stack_values(
     }
     if cfg.retentionSize is not None:
         spec["retentionSize"] = cfg.retentionSize
+    claim: dict[str, Any] = {
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": cfg.storageSize}},
+    }
+    if cfg.storageClassName is not None:
+        claim["storageClassName"] = cfg.storageClassName
+    spec["storageSpec"] = {"volumeClaimTemplate": {"spec": claim}}
     values: dict[str, Any] = {
         "fullnameOverride": cfg.releaseName,
         "alertmanager": {"enabled": False},

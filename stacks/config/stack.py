@@ -327,18 +327,18 @@ class StackConfig(ConfigModel):
         platform, arc = info.data["platform"], info.data["arc"]
         if obs.enabled and platform is None and arc is None:
             raise ValueError(
-                "enabled, but this stack deploys onto no cluster: the metrics are scraped on "
-                "the cluster of gpu-ci:platform or gpu-ci:arc (a VM runner without a cluster "
-                "runs no GPU exporter); set one, or enable observability in the stack that "
-                "deploys onto the cluster"
+                "enabled, but this stack deploys nothing onto a cluster (no gpu-ci:platform, "
+                "no gpu-ci:arc): the metrics are scraped where the GPU operator or ARC runs "
+                "(a VM runner without a cluster runs no GPU exporter); set one, or enable "
+                "observability in the stack that deploys onto the cluster"
             )
         on = obs.enabled if obs.enabled is not None else (platform is not None or arc is not None)
         if on and arc is not None and arc.controller.metrics is False:
             raise ValueError(
                 "on, but gpu-ci:arc.controller.metrics is false: the job metrics come from "
                 "ARC's listeners, which serve them only where the controller's metrics are on; "
-                "remove arc.controller.metrics (it follows observability) or set "
-                "observability.enabled: false"
+                "remove gpu-ci:arc.controller.metrics (it follows observability) or set "
+                "gpu-ci:observability.enabled: false"
             )
         return obs
 

@@ -51,6 +51,8 @@ class ArcCapacity:
     """Where system pods go (the controller's placement: an OKE CPU pool)."""
     after: list[pulumi.Resource]
     """What pods on the cluster wait for: the OKE node pools."""
+    system_after: list[pulumi.Resource]
+    """What system pods wait for: the OKE CPU pool (not the GPU pool, short of A10s or not)."""
     facts: dict[str, str]
     """Recipe facts the config determines (an OKE cluster's version and GPU model)."""
 
@@ -168,6 +170,7 @@ def build_arc_capacity(
         provider=provider,
         system=system,
         after=[*cpu_after, *gpu_after],
+        system_after=list(cpu_after),
         facts=_facts(arc),
     )
 

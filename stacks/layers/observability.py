@@ -41,9 +41,10 @@ def deploys_stack(cfg: StackConfig, prepared: PreparedPlatform | None) -> bool:
     return cfg.observability.prometheus == "deploy" and not recipe_has_stack(prepared)
 
 
-def with_dcgm_monitor(cfg: StackConfig, overrides: PlatformOverrides) -> PlatformOverrides:
+def with_dcgm_monitor(cfg: StackConfig, prepared: PreparedPlatform) -> PlatformOverrides:
     """The platform's overrides with the GPU operator's DCGM ServiceMonitor on, scraped as
-    often as the rest and labelled for Prometheus's selectors; what config sets wins.
+    often as the rest and labelled for Prometheus's selectors; what config sets wins. A
+    recipe without the operator (or config disabling it) is left as it is.
 
     `honorLabels` keeps the exporter's `namespace`/`pod`/`container` (the pod holding the
     GPU) as they are; without it Prometheus renames them `exported_*` (AICR sets it too)."""
@@ -54,6 +55,9 @@ def with_dcgm_monitor(cfg: StackConfig, overrides: PlatformOverrides) -> Platfor
         "honorLabels": True,
         "additionalLabels": dict(obs.monitorLabels),
     }
+    overrides = prepared.overrides
+    if prepared.recipe.component(GPU_OPERATOR) is None or not overrides.is_enabled(GPU_OPERATOR):
+        return overrides
     return overrides.over(GPU_OPERATOR, {"dcgmExporter": {"serviceMonitor": monitor}})
 
 

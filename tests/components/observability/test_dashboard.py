@@ -104,10 +104,12 @@ def test_usage_queries_measure_usage_keys() -> None:
 
 def test_the_dashboard_answers_the_questions(board: dict[str, Any]) -> None:
     by_title = {p["title"]: p for p in panels(board)}
-    queue = [t["expr"] for t in by_title["Queue time (p50, p95)"]["targets"]]
+    queue = [
+        t["expr"] for t in by_title["Queue time (p50, p95 of the last hour's jobs)"]["targets"]
+    ]
     assert [e.split(",")[0] for e in queue] == ["histogram_quantile(0.5", "histogram_quantile(0.95"]
     assert all("gha_job_startup_duration_seconds_bucket" in e for e in queue)
-    execution = by_title["Execution time (p50, p95)"]["targets"]
+    execution = by_title["Execution time (p50, p95 of the last hour's jobs)"]["targets"]
     assert all("gha_job_execution_duration_seconds_bucket" in t["expr"] for t in execution)
     runners = {
         t["legendFormat"].split()[-1]
@@ -120,6 +122,9 @@ def test_the_dashboard_answers_the_questions(board: dict[str, Any]) -> None:
         t["legendFormat"] for t in by_title["GPU-hours used vs paid (cluster GPUs)"]["targets"]
     ]
     assert [h.split()[0] for h in hours] == ["used", "paid"]
+    in_range = by_title["Queue time in range (p50, p95)"]
+    assert in_range["type"] == "stat"
+    assert all(t["instant"] and "[$__range]" in t["expr"] for t in in_range["targets"])
     rows = [p["title"] for p in board["panels"] if p["type"] == "row"]
     assert [r.split(":")[0] for r in rows] == ["Jobs", "Runners", "GPUs", "Cost model"]
 

@@ -45,17 +45,23 @@ def leaves(values: dict[str, Any], prefix: str = "") -> set[str]:
 
 @pytest.fixture(scope="module")
 def aicr(upstream: Path) -> dict[str, Any]:
-    path = upstream / "aicr-v0.11.1/recipes/components/kube-prometheus-stack/values.yaml"
+    """AICR's kube-prometheus-stack values and its EKS overlay's overrides (a volume claim)."""
+    recipes = upstream / "aicr-v0.11.1/recipes"
+    path = recipes / "components/kube-prometheus-stack/values.yaml"
     loaded: dict[str, Any] = yaml.safe_load(path.read_text())
-    return loaded
+    eks = yaml.safe_load((recipes / "overlays/eks.yaml").read_text())
+    (ref,) = [r for r in eks["spec"]["componentRefs"] if r["name"] == "kube-prometheus-stack"]
+    return {"base": loaded, "eks": ref["overrides"]}
 
 
 def test_every_path_is_aicrs_or_a_listed_chart_key(aicr: dict[str, Any]) -> None:
     ours = leaves(stack_values(ObservabilityConfig(), admin_secret="s", placement=Placement()))
-    assert ours - leaves(aicr) - CHART_KEYS_AICR_DOES_NOT_SET == set()
+    theirs = leaves(aicr["base"]) | leaves(aicr["eks"])
+    assert ours - theirs - CHART_KEYS_AICR_DOES_NOT_SET == set()
     assert ours >= CHART_KEYS_AICR_DOES_NOT_SET  # the list holds nothing stale
-    assert "prometheus.prometheusSpec.retention" in leaves(aicr)
-    assert "prometheus.prometheusSpec.serviceMonitorSelectorNilUsesHelmValues" in leaves(aicr)
+    assert "prometheus.prometheusSpec.retention" in theirs
+    claim = "prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec"
+    assert f"{claim}.resources.requests.storage" in ours & theirs
 
 
 def test_placement_goes_where_aicrs_registry_schedules_the_chart(upstream: Path) -> None:
@@ -89,3 +95,16 @@ def test_no_password_in_the_values_and_the_retention_given() -> None:
         "1m",
     )
     assert values["grafana"]["admin"]["existingSecret"] == "gpu-ci-grafana-admin"
+    claim = spec["storageSpec"]["volumeClaimTemplate"]["spec"]
+    assert claim == {
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "50Gi"}},
+    }
+    cfg = ObservabilityConfig(storageSize="100Gi", storageClassName="oci-bv")
+    claim = stack_values(cfg, admin_secret="s", placement=Placement())["prometheus"][
+        "prometheusSpec"
+    ]["storageSpec"]["volumeClaimTemplate"]["spec"]
+    assert (claim["storageClassName"], claim["resources"]["requests"]["storage"]) == (
+        "oci-bv",
+        "100Gi",
+    )

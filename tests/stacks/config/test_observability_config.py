@@ -13,6 +13,10 @@ from tests.stacks.stack_helpers import flat
 CLUSTER = {"gpu-ci:host": {"target": "local"}, "gpu-ci:cluster": {"name": "gpu-ci"}}
 PLATFORM = {**CLUSTER, "gpu-ci:platform": {"accelerator": "a10"}}
 OBS = "gpu-ci:observability"
+UNITS = (
+    "numbers with units from y, w, d, h, m, s down to ms, each once and in that order, not "
+    "all zero; e.g. 15d or 1h30m"
+)
 
 
 def load(values: dict[str, Any]) -> StackConfig:
@@ -64,10 +68,11 @@ def test_the_defaults() -> None:
 
 def test_enabled_without_a_cluster_to_watch_is_refused() -> None:
     assert problems({**CLUSTER, OBS: {"enabled": True}}) == [
-        "gpu-ci:observability: enabled, but this stack deploys onto no cluster: the metrics "
-        "are scraped on the cluster of gpu-ci:platform or gpu-ci:arc (a VM runner without a "
-        "cluster runs no GPU exporter); set one, or enable observability in the stack that "
-        "deploys onto the cluster [given: [secret]]"  # the key holds Grafana's password
+        "gpu-ci:observability: enabled, but this stack deploys nothing onto a cluster (no "
+        "gpu-ci:platform, no gpu-ci:arc): the metrics are scraped where the GPU operator or "
+        "ARC runs (a VM runner without a cluster runs no GPU exporter); set one, or enable "
+        # the key holds Grafana's password: never echoed
+        "observability in the stack that deploys onto the cluster [given: [secret]]"
     ]
 
 
@@ -90,22 +95,32 @@ def test_arc_metrics_switched_off_under_observability_is_refused() -> None:
             "retention",
             "15 days",
             "gpu-ci:observability.retention: '15 days' is not a Prometheus "
-            "duration for retention: a number and a unit (ms, s, m, h, d, w, y), e.g. 15d or "
-            "1h30m [given: '15 days']",
+            "duration for retention: numbers with units from y, w, d, h, m, s down to ms, each "
+            "once and in that order, not all zero; e.g. 15d or 1h30m [given: '15 days']",
         ),
         (
             "retention",
             "0d",
-            "gpu-ci:observability.retention: '0d' is not a Prometheus duration "
-            "for retention: a number and a unit (ms, s, m, h, d, w, y), e.g. 15d or 1h30m "
-            "[given: '0d']",
+            "gpu-ci:observability.retention: '0d' is not a Prometheus duration for retention: "
+            f"{UNITS} [given: '0d']",
         ),
         (
             "scrapeInterval",
             "30s\n",
-            "gpu-ci:observability.scrapeInterval: '30s\\n' is not a Prometheus "
-            "duration for scrapeInterval: a number and a unit (ms, s, m, h, d, w, y), e.g. 15d "
-            "or 1h30m [given: '30s\\n']",
+            "gpu-ci:observability.scrapeInterval: '30s\\n' is not a Prometheus duration for "
+            f"scrapeInterval: {UNITS} [given: '30s\\n']",
+        ),
+        (
+            "retention",
+            "30m1h",
+            "gpu-ci:observability.retention: '30m1h' is not a Prometheus duration for "
+            f"retention: {UNITS} [given: '30m1h']",
+        ),
+        (
+            "releaseName",
+            "a-release-name-over-26-chars",
+            "gpu-ci:observability.releaseName: String should have at most 26 characters "
+            "[given: 'a-release-name-over-26-chars']",
         ),
         (
             "retentionSize",
@@ -137,7 +152,8 @@ def test_arc_metrics_switched_off_under_observability_is_refused() -> None:
             "15d",
             "gpu-ci:observability.retension: unknown key (did you mean 'retention'?); allowed "
             "keys: enabled, prometheus, namespace, releaseName, chartVersion, retention, "
-            "retentionSize, scrapeInterval, monitorLabels, grafana",
+            "retentionSize, scrapeInterval, storageSize, storageClassName, monitorLabels, "
+            "grafana",
         ),
     ],
     ids=lambda v: str(v)[:20],

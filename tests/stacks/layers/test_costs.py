@@ -71,7 +71,9 @@ def test_the_dev_plan_exports_and_prints_its_cost_estimate() -> None:
     cost = snap["outputs"]["cost"]
     assert cost["contractVersion"] == 1
     assert [e["shape"] for e in cost["estimates"]] == ["VM.GPU.A10.1"]
-    assert render_tree(snap).rstrip().endswith(cost["lines"][0])
+    printed = render_tree(snap).splitlines()
+    assert cost["lines"][0] in printed  # after the outputs, before observability's commands
+    assert printed.index(cost["lines"][0]) == len(printed) - 3
     assert cost["lines"][0].startswith("estimated compute: $949/month for 1 x VM.GPU.A10.1")
 
 

@@ -281,7 +281,10 @@ def test_on_oke_the_stack_runs_on_the_cpu_pool_and_the_operator_on_the_gpu_pool(
 ) -> None:
     cpu = arc_run.one("oci:ContainerEngine/nodePool:NodePool", "oke-cpu").urn
     gpu = arc_run.one("oci:ContainerEngine/nodePool:NodePool", "oke-gpu").urn
-    assert {cpu, gpu} <= set(arc_run.one(MONITORING).dependencies)
+    # Prometheus needs the CPU pool only: a region short of A10s does not hold up the job
+    # metrics; the operator's daemonsets need the GPU pool.
+    assert cpu in arc_run.one(MONITORING).dependencies
+    assert gpu not in arc_run.one(MONITORING).dependencies
     assert {cpu, gpu} <= set(arc_run.one(PLATFORM).dependencies)
     provider = arc_run.one("pulumi:providers:kubernetes", "oke-k8s").urn
     assert arc_run.one(RELEASE, "platform-gpu-operator").options["provider"].startswith(provider)
@@ -348,3 +351,50 @@ def test_a_platform_on_another_cluster_than_arcs_is_not_watched_from_here() -> N
         "watches ARC's cluster" in message and "org/gpu-ci/gpu-dev" in message
         for _, message in run.logs
     )
+
+
+def test_a_recipe_without_the_gpu_operator_plans_without_its_monitor(tmp_path: Path) -> None:
+    """The DCGM monitor is added to the operator only where the recipe deploys it: an
+    override of a component the recipe lacks is an error the user did not make."""
+    catalog = tmp_path / "catalog"
+    (catalog / "overlays").mkdir(parents=True)
+    (catalog / "components" / "hello").mkdir(parents=True)
+    (catalog / "registry.yaml").write_text(
+        "apiVersion: aicr.run/v1alpha2\nkind: ComponentRegistry\ncomponents:\n"
+        "  - name: hello\n    displayName: hello\n"
+        "    helm: {defaultRepository: '', defaultNamespace: hello}\n"
+    )
+    (catalog / "components" / "hello" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hello, namespace: hello}\ndata: {a: b}\n"
+    )
+    (catalog / "overlays" / "plain.yaml").write_text(
+        "kind: RecipeMetadata\napiVersion: aicr.run/v1alpha2\nmetadata: {name: plain}\n"
+        "spec:\n  criteria: {service: plain}\n  componentRefs:\n"
+        "    - {name: hello, type: Helm, manifestFiles: [components/hello/cm.yaml]}\n"
+    )
+    platform = {"catalogs": [str(catalog)], "service": "plain", "deploymentChecks": False}
+    run = run_stack(dev(**{"gpu-ci:platform": platform}))
+    assert run.by_type(MONITORING)
+    assert [r.name for r in run.by_type(RELEASE)] == ["monitoring"]
+    assert run.one(CONFIG_MAP, "platform-hello-configmap-hello").inputs["data"] == {"a": "b"}
+
+
+def test_arc_and_an_nvkind_cluster_in_one_stack_watch_arcs_cluster() -> None:
+    """The platform goes onto the nvkind cluster, ARC has its own: ARC's PodMonitors, the
+    CPU pool's placement and Prometheus all go to ARC's cluster, not the kind one."""
+    values = arc(
+        **{
+            "gpu-ci:host": {"target": "local"},
+            "gpu-ci:cluster": {"name": "gpu-ci"},
+            "gpu-ci:platform": {"accelerator": "a10"},
+        }
+    )
+    run = run_stack(values, secret_keys={"gpu-ci:arc"})
+    oke_provider = run.one("pulumi:providers:kubernetes", "oke-k8s").urn
+    assert run.one(RELEASE, "monitoring").options["provider"].startswith(oke_provider)
+    assert _monitor(run, "arc-listeners").options["provider"].startswith(oke_provider)
+    assert (
+        not run.one(RELEASE, "platform-gpu-operator").options["provider"].startswith(oke_provider)
+    )
+    assert "dcgmExporter" not in operator_values(run)
+    assert any("gpu-ci:cluster, this stack's nvkind cluster" in m for _, m in run.logs)

@@ -284,3 +284,67 @@ def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path)
 @pytest.mark.parametrize("stack", ["dev", "gpu-dev", "apps-dev", "arc", "workstation"])
 def test_planning_the_same_config_twice_changes_nothing(stack: str) -> None:
     assert classify(base_plan(stack), plan_stack(stack)).changed == []
+
+
+def observability(config: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = config.setdefault("gpu-ci:observability", {})
+    return found
+
+
+def test_a_retention_or_storage_change_upgrades_the_monitoring_release_only(
+    tmp_path: Path,
+) -> None:
+    result = changed(
+        "dev", lambda c: observability(c).update(retention="30d", storageSize="100Gi"), tmp_path
+    )
+    assert ops(result) == {"update": ("monitoring",)}
+    assert result.of("monitoring", "kubernetes:helm.sh/v3:Release").replace_because == ()
+
+
+def test_turning_observability_off_deletes_only_what_it_added(tmp_path: Path) -> None:
+    result = changed("dev", lambda c: observability(c).update(enabled=False), tmp_path)
+    found = ops(result)
+    assert sorted(found["delete"]) == [
+        "monitoring",
+        "monitoring",
+        "monitoring-dashboard-gpu-ci",
+        "monitoring-grafana-admin",
+        "monitoring-grafana-password",
+        "monitoring-ns",
+    ]
+    assert found["update"] == ("platform-gpu-operator",)  # its ServiceMonitor off again
+    assert set(found) == {"delete", "update", "replace"}
+    assert sorted(found["replace"]) == [  # the checks re-run after the platform changes
+        "platform-checks-check-nvidia-smi",
+        "platform-checks-operator-health",
+    ]
+
+
+def test_a_new_grafana_password_replaces_its_secret(tmp_path: Path) -> None:
+    """Kubernetes Secrets are immutable to pulumi-kubernetes: new data is a new Secret
+    (delete-before-replace: its name is fixed). Grafana reads it at start; the README says to
+    restart it. Setting a password drops the generated one."""
+
+    def password(text: str) -> Edit:
+        given = {"secure": f"v1:{text}"}
+        return lambda c: observability(c).update(grafana={"adminPassword": given})
+
+    result = changed("dev", password("Zmlyc3Q="), tmp_path, deployed=password("c2Vjb25k"))
+    assert ops(result) == {"replace": ("monitoring-grafana-admin",)}
+    assert result.of("monitoring-grafana-admin").delete_before_replace
+    (tmp_path / "generated").mkdir()
+    dropped = changed("dev", password("Zmlyc3Q="), tmp_path / "generated")
+    assert ops(dropped)["delete"] == ("monitoring-grafana-password",)
+
+
+def test_a_changed_dashboard_replaces_its_config_map_only() -> None:
+    """pulumi-kubernetes treats a ConfigMap's data as immutable: a new dashboard is a new
+    ConfigMap (its name is fixed, so delete-before-replace); Grafana's sidecar reloads it."""
+    before = base_plan("dev")
+    after = copy.deepcopy(before)
+    (board,) = [r for r in after["resources"] if r["name"] == "monitoring-dashboard-gpu-ci"]
+    board["inputs"]["data"]["gpu-ci.json"] += " "
+    result = classify(before, after)
+    assert ops(result) == {"replace": ("monitoring-dashboard-gpu-ci",)}
+    fate = result.of("monitoring-dashboard-gpu-ci")
+    assert fate.replace_because == ('data["gpu-ci.json"]',) and fate.delete_before_replace

@@ -67,7 +67,8 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     ]
     assert "script=[secret]" in out  # the App key fed to github-app-key
     assert out.splitlines()[-2:] == [  # how to open what observability deployed
-        "observability: kubectl -n monitoring port-forward svc/kube-prometheus-stack-grafana 3000:80",
+        "observability: kubectl -n monitoring port-forward svc/kube-prometheus-stack-grafana "
+        "3000:80",
         "observability: kubectl -n monitoring port-forward svc/kube-prometheus-stack-prometheus "
         "9090:9090",
     ]
