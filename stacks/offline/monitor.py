@@ -98,6 +98,11 @@ class RecordingMocks(pmocks.Mocks):
         return self.cloud.invoke(args.token, unwire(args.args))
 
 
+_LAND_TIMEOUT_S = 60.0
+"""How long a refused registration waits for the one it collides with (never reached: the
+first one's mock answers at once; a bound only so that a bug cannot hang a run)."""
+
+
 class RecordingMonitor(pmocks.MockMonitor):
     """A MockMonitor that keeps every request, in registration order."""
 
@@ -111,6 +116,9 @@ class RecordingMonitor(pmocks.MockMonitor):
         """URN -> the request that took it: requests arrive on several threads, so a URN
         is claimed (under the lock) before its registration is recorded."""
         self._lock = threading.Lock()
+        self._landed = threading.Condition(self._lock)
+        self._pending: set[str] = set()
+        """URNs claimed whose registration has not been recorded yet."""
         self.refused: list[EngineError] = []
         """What this monitor refused, in order: the SDK may only log an error raised in a
         registration, so `run_program` raises the first of these itself."""
@@ -119,31 +127,51 @@ class RecordingMonitor(pmocks.MockMonitor):
         return engine_urn(settings.get_stack(), settings.get_project(), parent, type_, name)
 
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
-        if request.type != STACK_TYPE:
-            self._check(request, self.make_urn(request.parent, request.type, request.name))
-        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
         if request.type == STACK_TYPE:
+            response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
             self._root = response.urn
-        else:
+            return response
+        urn = self.make_urn(request.parent, request.type, request.name)
+        self._check(request, urn)
+        try:
+            response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
             self._record(request, response.urn, read=False)
+        finally:
+            self._land(urn)
         return response
 
     def ReadResource(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
-        self._check(request, self.make_urn(request.parent, request.type, request.name))
-        response = super().ReadResource(request)  # type: ignore[no-untyped-call]
-        self._record(request, response.urn, read=True)
+        urn = self.make_urn(request.parent, request.type, request.name)
+        self._check(request, urn)
+        try:
+            response = super().ReadResource(request)  # type: ignore[no-untyped-call]
+            self._record(request, response.urn, read=True)
+        finally:
+            self._land(urn)
         return response
 
     def _check(self, request: Any, urn: str) -> None:
         """Refuse what the engine refuses: a second resource with a URN already taken, a
-        parent or an explicit provider that was never registered."""
-        try:
-            with self._lock:
+        parent or an explicit provider that was never registered.
+
+        Requests arrive on several threads. The engine registers the first of two resources
+        with one URN whatever happens to the second, so a refusal waits for the first's
+        registration to be recorded: what the run reports does not depend on which thread
+        was faster (a loaded machine once recorded neither)."""
+        with self._lock:
+            try:
                 self._refuse(request, urn)
-                self._claimed[urn] = request
-        except EngineError as err:
-            self.refused.append(err)
-            raise
+            except EngineError as err:
+                self._landed.wait_for(lambda: urn not in self._pending, timeout=_LAND_TIMEOUT_S)
+                self.refused.append(err)
+                raise
+            self._claimed[urn] = request
+            self._pending.add(urn)
+
+    def _land(self, urn: str) -> None:
+        with self._lock:
+            self._pending.discard(urn)
+            self._landed.notify_all()
 
     def _refuse(self, request: Any, urn: str) -> None:
         if urn in self._claimed:

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import copy
+import threading
+import time
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -80,6 +82,48 @@ def test_a_duplicate_urn_fails_naming_both_registrations() -> None:
     assert message.count("tests/stacks/offline/test_engine_offline.py:") == 2
     assert message.endswith("; give one of them another name")
     assert [r.name for r in seen] == ["twin"]  # the second never registered
+
+
+def test_a_refused_duplicate_waits_for_the_first_registration_to_be_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Registrations arrive on several threads. Here the first Box's answer is held until
+    the second has reached the monitor (the interleaving a loaded machine once produced, in
+    which the refusal ended the run before the first was recorded): the first is recorded
+    all the same, as the engine registers it whatever happens to the second."""
+    second_arrived = threading.Event()
+    arrivals: list[str] = []
+    check = RecordingMonitor._check
+
+    def counting(self: RecordingMonitor, request: Any, urn: str) -> None:
+        arrivals.append(request.name)
+        if len(arrivals) == 2:
+            second_arrived.set()
+        check(self, request, urn)
+
+    class SlowFirst(FakeCloud):
+        held = False
+
+        def planned(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+            if type_ == "test:index:Box" and not SlowFirst.held:
+                SlowFirst.held = True
+                assert second_arrived.wait(timeout=30), "the second registration never came"
+                time.sleep(0.2)  # the refusal, unless it waits, ends the run meanwhile
+            return super().planned(type_, inputs)
+
+    monkeypatch.setattr(RecordingMonitor, "_check", counting)
+
+    def program() -> None:
+        Box("twin")
+        Box("twin")
+
+    seen: list[Registration] = []
+    with pytest.raises(EngineError, match="duplicate resource URN"):
+        run_program(
+            program, project="p", stack="s", config={}, cloud=SlowFirst({}), registrations=seen
+        )
+    assert arrivals == ["twin", "twin"]
+    assert [r.name for r in seen] == ["twin"]
 
 
 def test_a_parent_or_provider_that_never_registered_fails() -> None:
