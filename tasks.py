@@ -80,10 +80,11 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "components/host/chain.py": (
         "tests/components/host/test_chain.py",
         "tests/components/host/test_reboot_wait.py",
-        "tests/stacks/layers/test_host_layer_graph.py",
+        "tests/components/host/test_chain_mutants.py",
     ),
     "components/host/compat.py": (
         "tests/components/host/test_compat.py",
+        "tests/components/host/test_compat_mutants.py",
         "tests/stacks/config/test_host_versions.py",
     ),
     "components/host/params.py": _HOST_PARAM_TESTS,
@@ -92,7 +93,10 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "components/host/runner_params.py": _HOST_PARAM_TESTS,
     "components/host/cluster_params.py": _HOST_PARAM_TESTS,
     "components/host/ssh_keys.py": _HOST_PARAM_TESTS,
-    "recipes/resolver.py": ("tests/recipes/test_recipe_semantics.py",),
+    "recipes/resolver.py": (
+        "tests/recipes/test_recipe_semantics.py",
+        "tests/recipes/test_resolver_mutants.py",
+    ),
     "recipes/merge.py": (
         "tests/recipes/test_recipe_merge_fields.py",
         "tests/recipes/test_recipe_semantics.py",
