@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -131,21 +132,18 @@ class RecordingMonitor(pmocks.MockMonitor):
             response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
             self._root = response.urn
             return response
-        urn = self.make_urn(request.parent, request.type, request.name)
-        self._check(request, urn)
-        try:
-            response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
-            self._record(request, response.urn, read=False)
-        finally:
-            self._land(urn)
-        return response
+        return self._claimed_call(request, super().RegisterResource, read=False)
 
     def ReadResource(self, request: Any) -> Any:  # noqa: N802  (gRPC method name)
+        return self._claimed_call(request, super().ReadResource, read=True)
+
+    def _claimed_call(self, request: Any, call: Callable[[Any], Any], *, read: bool) -> Any:
+        """Claim the request's URN, answer it with `call`, record it, release the claim."""
         urn = self.make_urn(request.parent, request.type, request.name)
         self._check(request, urn)
         try:
-            response = super().ReadResource(request)  # type: ignore[no-untyped-call]
-            self._record(request, response.urn, read=True)
+            response = call(request)
+            self._record(request, response.urn, read=read)
         finally:
             self._land(urn)
         return response

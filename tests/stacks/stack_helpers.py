@@ -31,6 +31,36 @@ def vm_stack(**overrides: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
+def dev_stack(**overrides: Any) -> dict[str, Any]:
+    """One VM, its nvkind cluster and the project's recipe (the dev stack's layers)."""
+    values = vm_stack(
+        **{
+            "gpu-ci:network": {
+                "sshSourceCidrs": ["198.51.100.0/24"],
+                "apiSourceCidrs": ["198.51.100.0/24"],
+            },
+            "gpu-ci:host": {"target": "oci-vm"},
+            "gpu-ci:cluster": {"name": "gpu-ci"},
+            "gpu-ci:platform": {},
+        }
+    )
+    values.update(overrides)
+    return {k: v for k, v in values.items() if v is not None}
+
+
+CLUSTER_EXPORT: dict[str, Any] = {
+    "contractVersion": 1,
+    "kind": "nvkind",
+    "name": "gpu-ci",
+    "nodeImage": "kindest/node:v1.35.0",
+    "kubernetesVersion": "v1.35.0",
+    "gpuCount": 1,
+    "apiServerPort": 6443,
+    "facts": {"K8s.server.version": "v1.35.0"},
+}
+"""The `cluster` export of an nvkind stack, as another stack's reference reads it."""
+
+
 def flat(values: dict[str, Any]) -> dict[str, str]:
     """The flat string map the Pulumi CLI hands a program."""
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}

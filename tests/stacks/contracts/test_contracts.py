@@ -18,18 +18,9 @@ from stacks.offline.stack_file import read_stack_file
 from stacks.offline.values import Secret, reveal
 from stacks.outputs import ClusterOutputs
 from stacks.program import main
+from tests.stacks.stack_helpers import CLUSTER_EXPORT
 
 STACK = "org/gpu-ci/dev"
-CLUSTER_EXPORT: dict[str, Any] = {
-    "contractVersion": 1,
-    "kind": "nvkind",
-    "name": "gpu-ci",
-    "nodeImage": "kindest/node:v1.35.0",
-    "kubernetesVersion": "v1.35.0",
-    "gpuCount": 1,
-    "apiServerPort": 6443,
-    "facts": {"K8s.server.version": "v1.35.0"},
-}
 KUBECONFIG = "apiVersion: v1\nkind: Config\nusers: [{name: a, user: {token: not-a-real-one}}]\n"
 
 

@@ -16,7 +16,7 @@ from stacks.offline.plan import REPO, plan_run
 from stacks.offline.records import ProgramRun
 from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.offline.values import Secret, reveal
-from tests.stacks.stack_helpers import run_stack, vm_stack
+from tests.stacks.stack_helpers import dev_stack, run_stack
 
 REMOTE = "command:remote:Command"
 PROVIDER = "pulumi:providers:kubernetes"
@@ -25,25 +25,9 @@ PATCH = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntimePatch"
 TOKEN = "offline-plan-fake-admin-token"
 
 
-def full_stack(**overrides: Any) -> dict[str, Any]:
-    values = vm_stack(
-        **{
-            "gpu-ci:network": {
-                "sshSourceCidrs": ["198.51.100.0/24"],
-                "apiSourceCidrs": ["198.51.100.0/24"],
-            },
-            "gpu-ci:host": {"target": "oci-vm"},
-            "gpu-ci:cluster": {"name": "gpu-ci"},
-            "gpu-ci:platform": {},
-        }
-    )
-    values.update(overrides)
-    return {k: v for k, v in values.items() if v is not None}
-
-
 @pytest.fixture(scope="module")
 def run() -> ProgramRun:
-    return run_stack(full_stack())
+    return run_stack(dev_stack())
 
 
 def test_cluster_follows_the_verified_host_and_feeds_the_provider(run: ProgramRun) -> None:
@@ -99,7 +83,7 @@ def test_gpu_readiness_waits_for_the_platform(run: ProgramRun) -> None:
 
 
 def test_the_kubeconfig_is_a_secret_everywhere() -> None:
-    applied = run_stack(full_stack(), preview=False)
+    applied = run_stack(dev_stack(), preview=False)
     assert reveal(applied.one(PROVIDER, "cluster-k8s").inputs["kubeconfig"]) == FAKE_KUBECONFIG
     assert isinstance(applied.exports["kubeconfig"], Secret)
     text = dumps(snapshot_of(applied)) + json.dumps(applied.logs) + repr(applied.exports)
@@ -110,7 +94,7 @@ def test_the_kubeconfig_is_a_secret_everywhere() -> None:
 
 
 def test_cluster_contract_is_exported_with_its_facts() -> None:
-    applied = run_stack(full_stack(), preview=False)
+    applied = run_stack(dev_stack(), preview=False)
     assert applied.exports["cluster"] == {
         "contractVersion": 1,
         "kind": "nvkind",
@@ -131,7 +115,7 @@ def test_cluster_contract_is_exported_with_its_facts() -> None:
 
 
 def test_a_node_image_the_recipe_rejects_stops_the_plan() -> None:
-    config = full_stack(**{"gpu-ci:cluster": {"nodeImage": "kindest/node:v1.32.8"}})
+    config = dev_stack(**{"gpu-ci:cluster": {"nodeImage": "kindest/node:v1.32.8"}})
     with pytest.raises(pulumi.RunError) as failure:
         run_stack(config)
     message = str(failure.value)
@@ -141,7 +125,7 @@ def test_a_node_image_the_recipe_rejects_stops_the_plan() -> None:
 
 
 def test_an_unknown_os_is_reported_unchecked_not_passed() -> None:
-    config = full_stack(**{"gpu-ci:vm": {"image": {"id": "ocid1.image.oc1..aaaaimage"}}})
+    config = dev_stack(**{"gpu-ci:vm": {"image": {"id": "ocid1.image.oc1..aaaaimage"}}})
     run = run_stack(config)
     warnings = [m for level, m in run.logs if level == "warning"]
     assert any(
@@ -151,16 +135,16 @@ def test_an_unknown_os_is_reported_unchecked_not_passed() -> None:
 
 
 def test_overrides_reach_the_release_and_bad_ones_stop_the_plan() -> None:
-    config = full_stack(**{"gpu-ci:platform": {"set": ["gpu-operator:dcgmExporter.enabled=false"]}})
+    config = dev_stack(**{"gpu-ci:platform": {"set": ["gpu-operator:dcgmExporter.enabled=false"]}})
     run = run_stack(config)
     values = run.one(RELEASE, "platform-gpu-operator").inputs["values"]
     assert values["dcgmExporter"]["enabled"] is False
     with pytest.raises(pulumi.RunError, match=r"\n  - gpu-ci:platform.set\[0\]: .*'gpu-opertor'"):
-        run_stack(full_stack(**{"gpu-ci:platform": {"set": ["gpu-opertor:x=1"]}}))
+        run_stack(dev_stack(**{"gpu-ci:platform": {"set": ["gpu-opertor:x=1"]}}))
 
 
 def test_disabling_the_trainer_drops_its_runtime_patches() -> None:
-    run = run_stack(full_stack(**{"gpu-ci:platform": {"set": ["kubeflow-trainer:enabled=false"]}}))
+    run = run_stack(dev_stack(**{"gpu-ci:platform": {"set": ["kubeflow-trainer:enabled=false"]}}))
     assert [r.name for r in run.by_type(RELEASE) if r.name != "monitoring"] == [
         "platform-gpu-operator"
     ]
@@ -241,7 +225,7 @@ def test_a_reference_cycle_or_foreign_project_is_refused(tmp_path: Path) -> None
 )
 def test_cross_layer_rules_name_their_key(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(pulumi.RunError) as failure:
-        run_stack(full_stack(**changes))
+        run_stack(dev_stack(**changes))
     assert message in str(failure.value)
 
 

@@ -19,7 +19,7 @@ from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.offline.values import Secret, reveal
 from stacks.program import main
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, oke
-from tests.stacks.stack_helpers import children_of, flat, run_stack, vm_stack
+from tests.stacks.stack_helpers import CLUSTER_EXPORT, children_of, dev_stack, flat, run_stack
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 MONITORING = "gpu-ci:observability:Monitoring"
@@ -30,23 +30,6 @@ SECRET = "kubernetes:core/v1:Secret"
 PASSWORD = "random:index/randomPassword:RandomPassword"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 GIVEN_PASSWORD = "grafana-admin-given-in-test"
-
-
-def dev(**overrides: Any) -> dict[str, Any]:
-    """One VM, its nvkind cluster and the project's recipe (as Pulumi.dev.yaml)."""
-    values = vm_stack(
-        **{
-            "gpu-ci:network": {
-                "sshSourceCidrs": ["198.51.100.0/24"],
-                "apiSourceCidrs": ["198.51.100.0/24"],
-            },
-            "gpu-ci:host": {"target": "oci-vm"},
-            "gpu-ci:cluster": {"name": "gpu-ci"},
-            "gpu-ci:platform": {},
-        }
-    )
-    values.update(overrides)
-    return {k: v for k, v in values.items() if v is not None}
 
 
 def arc(**overrides: Any) -> dict[str, Any]:
@@ -69,7 +52,7 @@ def operator_values(run: ProgramRun) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def dev_run() -> ProgramRun:
-    return run_stack(dev())
+    return run_stack(dev_stack())
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +88,7 @@ def test_the_gpu_operator_exports_its_dcgm_service_monitor(dev_run: ProgramRun) 
 
 def test_what_platform_set_says_wins_over_the_monitor_defaults() -> None:
     run = run_stack(
-        dev(
+        dev_stack(
             **{
                 "gpu-ci:platform": {
                     "set": ["gpu-operator:dcgmExporter.serviceMonitor.interval=60s"]
@@ -146,7 +129,7 @@ def test_a_generated_password_is_never_regenerated_and_stays_secret(dev_run: Pro
     secret = dev_run.one(SECRET, "monitoring-grafana-admin")
     assert password.urn in secret.dependencies
     assert isinstance(secret.inputs["stringData"], Secret)  # unknown until the password exists
-    run = run_stack(dev(), preview=False)
+    run = run_stack(dev_stack(), preview=False)
     applied = run.one(SECRET, "monitoring-grafana-admin")
     assert reveal(applied.inputs["stringData"]) == {
         "admin-user": "admin",
@@ -158,7 +141,7 @@ def test_a_generated_password_is_never_regenerated_and_stays_secret(dev_run: Pro
 
 def test_a_given_password_is_secret_from_config_to_state() -> None:
     run = run_stack(
-        dev(**{"gpu-ci:observability": {"grafana": {"adminPassword": GIVEN_PASSWORD}}}),
+        dev_stack(**{"gpu-ci:observability": {"grafana": {"adminPassword": GIVEN_PASSWORD}}}),
         secret_keys={"gpu-ci:observability"},
         preview=False,
     )
@@ -174,7 +157,7 @@ def test_a_given_password_is_secret_from_config_to_state() -> None:
 
 
 def test_observability_off_registers_none_of_it() -> None:
-    run = run_stack(dev(**{"gpu-ci:observability": {"enabled": False}}))
+    run = run_stack(dev_stack(**{"gpu-ci:observability": {"enabled": False}}))
     assert run.by_type(MONITORING) == [] and run.by_type(PASSWORD) == []
     assert "dcgmExporter" not in operator_values(run)
     assert "observability" not in run.exports
@@ -214,7 +197,7 @@ def test_the_recipes_prometheus_is_used_and_watched_after_it(tmp_path: Path) -> 
         "    - {name: kube-prometheus-stack, type: Helm, version: 84.4.0,\n"
         "       source: https://prometheus-community.github.io/helm-charts}\n"
     )
-    run = run_stack(dev(**{"gpu-ci:platform": {"catalogs": [str(catalog)]}}))
+    run = run_stack(dev_stack(**{"gpu-ci:platform": {"catalogs": [str(catalog)]}}))
     releases = sorted(r.name for r in run.by_type(RELEASE))
     assert releases == [
         "platform-gpu-operator",
@@ -317,18 +300,8 @@ def test_a_platform_on_another_cluster_than_arcs_is_not_watched_from_here() -> N
         "service": "kind",
         "accelerator": "a10",
     }
-    cluster = {
-        "contractVersion": 1,
-        "kind": "nvkind",
-        "name": "gpu-ci",
-        "nodeImage": "kindest/node:v1.35.0",
-        "kubernetesVersion": "v1.35.0",
-        "gpuCount": 1,
-        "apiServerPort": 6443,
-        "facts": {"K8s.server.version": "v1.35.0"},
-    }
     exports = StackExports(
-        outputs={"cluster": cluster, "kubeconfig": "apiVersion: v1\nkind: Config\n"},
+        outputs={"cluster": CLUSTER_EXPORT, "kubeconfig": "apiVersion: v1\nkind: Config\n"},
         secret_names=frozenset({"kubeconfig"}),
     )
     run = run_program(
@@ -373,7 +346,7 @@ def test_a_recipe_without_the_gpu_operator_plans_without_its_monitor(tmp_path: P
         "    - {name: hello, type: Helm, manifestFiles: [components/hello/cm.yaml]}\n"
     )
     platform = {"catalogs": [str(catalog)], "service": "plain", "deploymentChecks": False}
-    run = run_stack(dev(**{"gpu-ci:platform": platform}))
+    run = run_stack(dev_stack(**{"gpu-ci:platform": platform}))
     assert run.by_type(MONITORING)
     assert [r.name for r in run.by_type(RELEASE)] == ["monitoring"]
     assert run.one(CONFIG_MAP, "platform-hello-configmap-hello").inputs["data"] == {"a": "b"}
