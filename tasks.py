@@ -55,6 +55,9 @@ _CONFIG_TESTS = (
     "tests/hardening/test_hardening_plain_credentials.py",
     "tests/hardening/test_hardening_late_validation.py",
 )
+# The config tests that call these modules directly; the whole-program hardening runs are
+# left out of their selection for speed (problems.py alone has 448 mutants).
+_CONFIG_UNIT_TESTS = ("tests/stacks/config", "tests/components/arc/test_arc_config.py")
 _HOST_PARAM_TESTS = (
     "tests/components/host/test_github_runner_params.py",
     "tests/components/host/test_render.py",
@@ -72,9 +75,9 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/config/loader.py": (*_CONFIG_TESTS, "tests/stacks/offline/test_stack_file_yaml.py"),
     "stacks/config/param_keys.py": _CONFIG_TESTS,
     "stacks/config/param_problems.py": _CONFIG_TESTS,
-    "stacks/config/problems.py": _CONFIG_TESTS,
-    "stacks/config/recipe.py": _CONFIG_TESTS,
-    "stacks/config/reference.py": _CONFIG_TESTS,
+    "stacks/config/problems.py": _CONFIG_UNIT_TESTS,
+    "stacks/config/recipe.py": _CONFIG_UNIT_TESTS,
+    "stacks/config/reference.py": _CONFIG_UNIT_TESTS,
     "stacks/config/stack.py": _CONFIG_TESTS,
     "stacks/config/usage.py": (*_CONFIG_TESTS, "tests/stacks/layers/test_costs.py"),
     "components/host/chain.py": (
@@ -222,6 +225,11 @@ def _mutate_one(module: str) -> tuple[str, int, int]:
         "    -p",
         "    no:cacheprovider",
         "use_git_change_detection = false",
+        # Each mutant in a process forked from a fresh server, not from the one that ran the
+        # baseline: a fork inherits run_program's asyncio default thread pool without its
+        # threads, so every test that registers a resource would wait for mutmut's timeout,
+        # and a timeout counts as killed (scores then overstate the tests).
+        "process_isolation = forkserver",
     ]
     (tree / "setup.cfg").write_text("\n".join(lines) + "\n")
     env = {**os.environ, "GPU_CI_UPSTREAM": str(ROOT.parent / "shared" / "upstream")}
