@@ -21,12 +21,15 @@ the lock requirements-dev.txt (every transitive dependency pinned, each file has
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -119,7 +122,6 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
 MUTATE_DIR = ROOT / "out" / "mutate"
 # What a module's scratch copy of the tree leaves out (mutmut writes its mutants/ there).
 _NOT_COPIED = {".git", ".venv", "out", "mutants", "node_modules", "setup.cfg"}
-_RESULT = re.compile(r"^\s+(\S+): (.+)$")
 
 
 def _digest() -> str:
@@ -182,32 +184,138 @@ def mutate(modules: list[str]) -> None:
 
     Only the module is mutated and only its tests of MUTATION_TESTS run (mutmut runs, for each
     mutant, those of them that reach the mutated function). Prints, and writes to
-    out/mutate/scores.md, a table of mutants, killed, survived and score per module; the
-    survivors of each are listed under out/mutate/MODULE/survivors.txt (`mutmut show NAME`
-    there prints a mutant's diff).
+    out/mutate/scores.md, a table of mutants, killed, survived, not run and score per module;
+    the survivors of each are listed under out/mutate/MODULE/survivors.txt and the mutants
+    whose tests did not run under not-run.txt (`mutmut show NAME` there prints a mutant's
+    diff). Exits 1 when any mutant's tests did not run: that module has no score.
     """
     unknown = [m for m in modules if m not in MUTATION_TESTS]
     if unknown:
         sys.exit(f"not in MUTATION_TESTS: {', '.join(unknown)}\n{TASK_HELP['mutate']}")
-    rows = [_mutate_one(module) for module in modules or MUTATION_TESTS]
+    chosen = modules or list(MUTATION_TESTS)
+    for module in chosen:  # before any run: a moving id spoils every mutant that reaches it
+        moved = moving_test_ids(MUTATION_TESTS[module])
+        if moved:
+            sys.exit(
+                f"{module}: mutmut could not select these tests by id, because pytest gives "
+                "them another id when it collects twice in one process (an `ids=` callable "
+                "whose id pytest escapes, e.g. one with a newline); give them an id list "
+                "instead:\n" + "\n".join(f"  {test}" for test in moved)
+            )
+    rows = [_mutate_one(module) for module in chosen]
     table = [
-        "| module | mutants | killed | survived | score |",
-        "|---|---:|---:|---:|---:|",
+        "| module | mutants | killed | survived | not run | score |",
+        "|---|---:|---:|---:|---:|---:|",
         *(
-            f"| `{m}` | {n} | {k} | {n - k} | {100 * k / n if n else 100:.0f}% |"
-            for m, n, k in rows
+            f"| `{r.module}` | {r.mutants} | {r.killed} | {r.survived} | {r.not_run} | {r.score} |"
+            for r in rows
         ),
     ]
     (MUTATE_DIR / "scores.md").write_text("\n".join(table) + "\n")
     print("\n".join(table))
+    if any(r.not_run for r in rows):
+        sys.exit("some mutants' tests did not run (out/mutate/MODULE/not-run.txt): no score")
+
+
+# What mutmut's exit codes mean for a score. mutmut itself reports a test run that raised
+# (its runner exits 255, e.g. when pytest cannot find a test id: usage error 4) as "timeout",
+# which would count as killed; here only a real timeout (SIGXCPU, mutmut's 36) does.
+_KILLED_BY_EXIT = {1: "killed", 3: "killed", 37: "caught by type check"}
+_TIMEOUT_EXITS = {24, -24, 152, 36}
+_SURVIVED_BY_EXIT = {0: "survived", 5: "no tests", 33: "no tests"}
+
+
+def verdict(exit_code: int | None) -> str:
+    """'killed', 'survived' or 'not run' for a mutant's recorded exit code."""
+    if exit_code in _KILLED_BY_EXIT or exit_code in _TIMEOUT_EXITS:
+        return "killed"
+    if exit_code in _SURVIVED_BY_EXIT:
+        return "survived"
+    return "not run"
+
+
+@dataclass(frozen=True)
+class Score:
+    """One module's mutants by verdict; no score while any mutant's tests did not run."""
+
+    module: str
+    by_mutant: dict[str, str]
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(name for name, v in self.by_mutant.items() if v == kind)
+
+    @property
+    def mutants(self) -> int:
+        return len(self.by_mutant)
+
+    @property
+    def killed(self) -> int:
+        return len(self.names("killed"))
+
+    @property
+    def survived(self) -> int:
+        return len(self.names("survived"))
+
+    @property
+    def not_run(self) -> int:
+        return len(self.names("not run"))
+
+    @property
+    def score(self) -> str:
+        if self.not_run:
+            return "none"
+        return f"{100 * self.killed / self.mutants if self.mutants else 100:.0f}%"
+
+
+def score_of(module: str, exit_codes: Mapping[str, int | None]) -> Score:
+    """The module's mutants (mutmut's meta file: mutant name -> exit code) by verdict."""
+    dotted = module.removesuffix(".py").replace("/", ".") + "."
+    return Score(
+        module,
+        {name: verdict(code) for name, code in exit_codes.items() if name.startswith(dotted)},
+    )
+
+
+# Collects the given tests twice in one process, as mutmut does (its stats run records each
+# test's id; each mutant's run then selects tests by those ids in a process that collected
+# before), and writes the ids of the first collection that the second one lacks.
+_COLLECT_TWICE = """
+import json, sys, pytest
+class Ids:
+    ids: list = []
+    def pytest_collection_modifyitems(self, items):
+        self.ids = [item.nodeid for item in items]
+runs = []
+for _ in range(2):
+    ids = Ids()
+    pytest.main(["-qq", "--collect-only", "-p", "no:cacheprovider", *sys.argv[2:]], plugins=[ids])
+    runs.append(ids.ids)
+json.dump(sorted(set(runs[0]) - set(runs[1])), open(sys.argv[1], "w"))
+"""
+
+
+def moving_test_ids(tests: tuple[str, ...] | list[str], cwd: Path = ROOT) -> list[str]:
+    """The ids of `tests` that a second collection in the same process does not give again."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "moved.json"
+        subprocess.run(
+            [str(BIN / "python"), "-c", _COLLECT_TWICE, str(out), *tests],
+            cwd=cwd,
+            check=False,
+            capture_output=True,
+        )
+        if not out.exists():
+            sys.exit(f"could not collect {' '.join(tests)} (run pytest --collect-only on them)")
+        moved: list[str] = json.loads(out.read_text())
+        return moved
 
 
 def _ignored(folder: str, names: list[str]) -> set[str]:
     return {n for n in names if n in _NOT_COPIED or n.endswith("_cache")}
 
 
-def _mutate_one(module: str) -> tuple[str, int, int]:
-    """(module, mutants, killed); a mutant the type checker or a timeout catches counts killed."""
+def _mutate_one(module: str) -> Score:
+    """Run mutmut over one module in its scratch tree and read each mutant's exit code."""
     tree = MUTATE_DIR / module.removesuffix(".py").replace("/", ".")
     shutil.rmtree(tree, ignore_errors=True)
     shutil.copytree(ROOT, tree, ignore=_ignored)
@@ -233,36 +341,24 @@ def _mutate_one(module: str) -> tuple[str, int, int]:
     ]
     (tree / "setup.cfg").write_text("\n".join(lines) + "\n")
     env = {**os.environ, "GPU_CI_UPSTREAM": str(ROOT.parent / "shared" / "upstream")}
-    mutmut = str(BIN / "mutmut")
     print(f"== mutmut: {module} against {len(MUTATION_TESTS[module])} test paths", flush=True)
     cores = str(os.cpu_count() or 2)
     with (tree / "mutmut.log").open("w") as log:  # its progress spinner: a log, not the terminal
         subprocess.run(
-            [mutmut, "run", "--max-children", cores],
+            [str(BIN / "mutmut"), "run", "--max-children", cores],
             cwd=tree,
             env=env,
             check=False,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    listed = subprocess.run(
-        [mutmut, "results", "--all", "true"],
-        cwd=tree,
-        env=env,
-        check=False,
-        capture_output=True,
-        text=True,
-    ).stdout
-    dotted = module.removesuffix(".py").replace("/", ".") + "."
-    status = {
-        m.group(1): m.group(2)
-        for m in map(_RESULT.match, listed.splitlines())
-        if m and m.group(1).startswith(dotted)
-    }
-    caught = ("killed", "caught by type check", "timeout")
-    survivors = sorted(name for name, s in status.items() if s not in caught)
-    (tree / "survivors.txt").write_text("".join(f"{name}: {status[name]}\n" for name in survivors))
-    return module, len(status), len(status) - len(survivors)
+    meta = tree / "mutants" / f"{module}.meta"
+    exit_codes = json.loads(meta.read_text())["exit_code_by_key"] if meta.exists() else {}
+    score = score_of(module, exit_codes)
+    for kind, listing in (("survived", "survivors.txt"), ("not run", "not-run.txt")):
+        codes = {name: exit_codes[name] for name in score.names(kind)}
+        (tree / listing).write_text("".join(f"{n}: exit {c}\n" for n, c in codes.items()))
+    return score
 
 
 def run(*argv: object) -> None:
@@ -298,8 +394,9 @@ TASK_HELP = {
     "  mutmut (requirements-dev.in) over each MODULE, a path such as policy/ingress.py\n"
     "  (default: every module of MUTATION_TESTS in tasks.py), in a scratch copy of the tree\n"
     "  (out/mutate/MODULE/), against only the tests MUTATION_TESTS maps it to; prints and\n"
-    "  writes out/mutate/scores.md (mutants, killed, survived, score per module) and each\n"
-    "  module's survivors.txt. Minutes per module on 2 cores: not part of `test` or CI",
+    "  writes out/mutate/scores.md (mutants, killed, survived, not run, score per module) and\n"
+    "  each module's survivors.txt and not-run.txt; exits 1 if any mutant's tests did not run.\n"
+    "  Minutes per module on 2 cores: not part of `test` or CI",
 }
 
 

@@ -46,3 +46,56 @@ def test_mutate_is_not_part_of_test_or_ci() -> None:
     assert "mutate" in tasks.TASK_HELP
     assert "mutate" not in (ROOT / ".ci" / "run").read_text()
     assert "mutmut" not in tasks.TASK_HELP["test"]
+
+
+def test_exit_codes_count_as_mutmut_means_them_except_a_failed_run() -> None:
+    assert [tasks.verdict(code) for code in (1, 3, 37, 24, -24, 152, 36)] == ["killed"] * 7
+    assert [tasks.verdict(code) for code in (0, 5, 33)] == ["survived"] * 3
+    # 255: mutmut's runner raised (pytest exit 4: a test id not found), which `mutmut
+    # results` shows as "timeout"; None: never run; 2, 34, 35, -9, -11: no verdict either.
+    assert [tasks.verdict(c) for c in (255, None, 4, 2, 34, 35, -9, -11)] == ["not run"] * 8
+
+
+def test_a_module_with_mutants_not_run_has_no_score() -> None:
+    codes = {
+        "stacks.config.loader.x_a__mutmut_1": 1,
+        "stacks.config.loader.x_a__mutmut_2": 0,
+        "stacks.config.loader.x_a__mutmut_3": 255,
+        "stacks.config.loader.x_a__mutmut_4": 24,
+        "stacks.config.loaders.x_b__mutmut_1": 0,  # another module's mutant
+    }
+    score = tasks.score_of("stacks/config/loader.py", codes)
+    assert (score.mutants, score.killed, score.survived, score.not_run) == (4, 2, 1, 1)
+    assert score.names("not run") == ["stacks.config.loader.x_a__mutmut_3"]
+    assert score.score == "none"
+    del codes["stacks.config.loader.x_a__mutmut_3"]
+    assert tasks.score_of("stacks/config/loader.py", codes).score == "67%"
+    assert tasks.score_of("stacks/config/loader.py", {}).score == "100%"
+
+
+MOVING = """
+import pytest
+
+@pytest.mark.parametrize("v", ["a\\n", "b"], ids=lambda v: v)
+def test_callable_ids(v): pass
+
+@pytest.mark.parametrize("v", ["a\\n", "b"], ids=["a\\n", "b"])
+def test_listed_ids(v): pass
+
+@pytest.mark.parametrize("v", ["a\\n", "b"])
+def test_generated_ids(v): pass
+"""
+
+
+def test_ids_pytest_gives_again_differently_are_found(tmp_path: Path) -> None:
+    (tmp_path / "test_moving.py").write_text(MOVING)
+    assert tasks.moving_test_ids(["test_moving.py"], cwd=tmp_path) == [
+        "test_moving.py::test_callable_ids[a\\n]",
+        "test_moving.py::test_listed_ids[a\\n]",
+    ]
+
+
+def test_every_mutation_selection_keeps_its_ids_between_collections() -> None:
+    """Else every mutant whose tests include a moving id ends with "not run" (255)."""
+    selection = sorted({test for tests in tasks.MUTATION_TESTS.values() for test in tests})
+    assert tasks.moving_test_ids(selection) == []

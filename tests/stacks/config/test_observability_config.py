@@ -88,75 +88,79 @@ def test_arc_metrics_switched_off_under_observability_is_refused() -> None:
     assert load(values).observability_on is False
 
 
+BAD_VALUES = [
+    (
+        "retention",
+        "15 days",
+        "gpu-ci:observability.retention: '15 days' is not a Prometheus "
+        "duration for retention: numbers with units from y, w, d, h, m, s down to ms, each "
+        "once and in that order, not all zero; e.g. 15d or 1h30m [given: '15 days']",
+    ),
+    (
+        "retention",
+        "0d",
+        "gpu-ci:observability.retention: '0d' is not a Prometheus duration for retention: "
+        f"{UNITS} [given: '0d']",
+    ),
+    (
+        "scrapeInterval",
+        "30s\n",
+        "gpu-ci:observability.scrapeInterval: '30s\\n' is not a Prometheus duration for "
+        f"scrapeInterval: {UNITS} [given: '30s\\n']",
+    ),
+    (
+        "retention",
+        "30m1h",
+        "gpu-ci:observability.retention: '30m1h' is not a Prometheus duration for "
+        f"retention: {UNITS} [given: '30m1h']",
+    ),
+    (
+        "releaseName",
+        "a-release-name-over-26-chars",
+        "gpu-ci:observability.releaseName: String should have at most 26 characters "
+        "[given: 'a-release-name-over-26-chars']",
+    ),
+    (
+        "retentionSize",
+        "8G",
+        "gpu-ci:observability.retentionSize: '8G' is not a Prometheus size: a "
+        "whole number and B, KB, MB, GB, TB, PB or EB, e.g. 8GB [given: '8G']",
+    ),
+    (
+        "chartVersion",
+        "latest",
+        "gpu-ci:observability.chartVersion: 'latest' is not a chart version "
+        "like 84.4.0 [given: 'latest']",
+    ),
+    (
+        "prometheus",
+        "grafana",
+        "gpu-ci:observability.prometheus: must be one of 'deploy', 'existing' [given: 'grafana']",
+    ),
+    (
+        "namespace",
+        "Monitoring",
+        "gpu-ci:observability.namespace: not a Kubernetes name: lowercase "
+        "letters, digits and '-', starting and ending with a letter or digit, at most 63 "
+        "characters [given: 'Monitoring']",
+    ),
+    (
+        "retension",
+        "15d",
+        "gpu-ci:observability.retension: unknown key (did you mean 'retention'?); allowed "
+        "keys: enabled, prometheus, namespace, releaseName, chartVersion, retention, "
+        "retentionSize, scrapeInterval, storageSize, storageClassName, monitorLabels, "
+        "grafana",
+    ),
+]
+
+
+# Ids with nothing pytest escapes: it escapes an `ids=` id again each time it collects in one
+# process, so mutmut (which collects, then runs tests by id) could not select `30s\n` by its id.
 @pytest.mark.parametrize(
     ("key", "value", "problem"),
-    [
-        (
-            "retention",
-            "15 days",
-            "gpu-ci:observability.retention: '15 days' is not a Prometheus "
-            "duration for retention: numbers with units from y, w, d, h, m, s down to ms, each "
-            "once and in that order, not all zero; e.g. 15d or 1h30m [given: '15 days']",
-        ),
-        (
-            "retention",
-            "0d",
-            "gpu-ci:observability.retention: '0d' is not a Prometheus duration for retention: "
-            f"{UNITS} [given: '0d']",
-        ),
-        (
-            "scrapeInterval",
-            "30s\n",
-            "gpu-ci:observability.scrapeInterval: '30s\\n' is not a Prometheus duration for "
-            f"scrapeInterval: {UNITS} [given: '30s\\n']",
-        ),
-        (
-            "retention",
-            "30m1h",
-            "gpu-ci:observability.retention: '30m1h' is not a Prometheus duration for "
-            f"retention: {UNITS} [given: '30m1h']",
-        ),
-        (
-            "releaseName",
-            "a-release-name-over-26-chars",
-            "gpu-ci:observability.releaseName: String should have at most 26 characters "
-            "[given: 'a-release-name-over-26-chars']",
-        ),
-        (
-            "retentionSize",
-            "8G",
-            "gpu-ci:observability.retentionSize: '8G' is not a Prometheus size: a "
-            "whole number and B, KB, MB, GB, TB, PB or EB, e.g. 8GB [given: '8G']",
-        ),
-        (
-            "chartVersion",
-            "latest",
-            "gpu-ci:observability.chartVersion: 'latest' is not a chart version "
-            "like 84.4.0 [given: 'latest']",
-        ),
-        (
-            "prometheus",
-            "grafana",
-            "gpu-ci:observability.prometheus: must be one of 'deploy', 'existing' "
-            "[given: 'grafana']",
-        ),
-        (
-            "namespace",
-            "Monitoring",
-            "gpu-ci:observability.namespace: not a Kubernetes name: lowercase "
-            "letters, digits and '-', starting and ending with a letter or digit, at most 63 "
-            "characters [given: 'Monitoring']",
-        ),
-        (
-            "retension",
-            "15d",
-            "gpu-ci:observability.retension: unknown key (did you mean 'retention'?); allowed "
-            "keys: enabled, prometheus, namespace, releaseName, chartVersion, retention, "
-            "retentionSize, scrapeInterval, storageSize, storageClassName, monitorLabels, "
-            "grafana",
-        ),
-    ],
-    ids=lambda v: str(v)[:20],
+    BAD_VALUES,
+    ids=[f"{key}-{value}".replace("\n", " newline") for key, value, _ in BAD_VALUES],
 )
 def test_each_bad_value_is_one_problem_at_its_key(key: str, value: str, problem: str) -> None:
     assert problems({**PLATFORM, OBS: {key: value}}) == [problem]
