@@ -201,11 +201,11 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
         config = StackConfig.model_validate(raw.values)
     except ValidationError as err:
         found = problems_from(err, StackConfig, NAMESPACE, set(raw.secret_keys))
-        problems += [p for p in found if p.key.split(".")[0].split("[")[0] not in flagged]
+        # A top-level key is a model or a scalar (no list), so its name ends at the first '.'.
+        problems += [p for p in found if p.key.split(".")[0] not in flagged]
         config = None
     if problems or config is None:
-        if "platform" in raw.values:
-            known = {str(p) for p in problems}
-            problems += [p for p in recipe_problems(raw.values) if str(p) not in known]
+        if "platform" in raw.values:  # and what its recipe refuses (nothing if it is invalid)
+            problems += recipe_problems(raw.values)
         raise ConfigError(stack, sorted(problems, key=lambda p: p.key))
     return config

@@ -1,15 +1,18 @@
 """Reading and refusing the namespace, exactly: the one error's text, JSON values, legacy
-keys and a stack with no layer (mutation-testing survivors of stacks/config/loader.py)."""
+keys, a stack with no layer, credentials wherever they sit and the recipe's problems
+(mutation-testing survivors of stacks/config/loader.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_origin
 
 import pytest
+from pydantic import SecretStr
 
-from stacks.config import ConfigError, load_config, raw_from_flat
-from stacks.config.loader import RawConfig
-from stacks.config.problems import Problem
+from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
+from stacks.config.loader import RawConfig, _credentials_given, _set_from
+from stacks.config.problems import Problem, _unwrap
+from tests.components.arc.arc_helpers import arc_stack, gpu_pod, launcher
 
 NOTHING = (
     "so this stack would create nothing, and `pulumi up` on a deployed stack would delete "
@@ -101,3 +104,108 @@ def test_plain_credentials_name_the_command_that_stores_them() -> None:
     ]
     stored = problems(values, frozenset({"gpu-ci:host", "gpu-ci:runner"}))
     assert not [p for p in stored if "plain text" in p]
+
+
+# -- credentials found wherever the config holds them ------------------------------------------
+def plain_text(values: dict[str, Any], secret: frozenset[str] = frozenset()) -> list[str]:
+    return [p for p in problems(values, secret) if "is a credential in plain text" in p]
+
+
+def test_every_scale_sets_credentials_are_named_in_plain_text() -> None:
+    values = arc_stack(launcher("a"), launcher("b"))["gpu-ci:arc"]
+    oci = ("fingerprint", "privateKey", "region", "tenancy", "user")
+    assert [p.split(": ")[0] for p in plain_text({"capacity": "arc", "arc": values})] == [
+        "gpu-ci:arc.cluster.kubeconfig",
+        "gpu-ci:arc.githubApp.privateKey",
+        *(f"gpu-ci:arc.scaleSets[{i}].ociCredentials.{key}" for i in (0, 1) for key in oci),
+    ]
+    assert (
+        "gpu-ci:arc.scaleSets[1].ociCredentials.privateKey: is a credential in plain text: set "
+        "it with `pulumi config set --secret --path "
+        "gpu-ci:arc.scaleSets[1].ociCredentials.privateKey < oci_api_key.pem`"
+    ) in plain_text({"capacity": "arc", "arc": values})
+
+
+def test_a_key_before_the_credential_does_not_hide_it() -> None:
+    host = {"target": "ssh", "address": "h", "user": "ci", "privateKey": "x"}
+    assert [p.split(": ")[0] for p in plain_text({"extra": 1, "host": host})] == [
+        "gpu-ci:host.privateKey"
+    ]
+    arc = arc_stack(gpu_pod())["gpu-ci:arc"]
+    found = plain_text({"capacity": "arc", "arc": arc, "host": host}, frozenset({"gpu-ci:arc"}))
+    assert [p.split(": ")[0] for p in found] == ["gpu-ci:host.privateKey"]
+
+
+def test_a_credential_left_unset_is_not_plain_text() -> None:
+    host = {"target": "ssh", "address": "h", "user": "ci", "privateKey": None}
+    config = load_config(RawConfig({"host": host}), "s")  # no key: the agent's keys are used
+    assert config.host is not None and config.host.target == "ssh"
+
+
+def test_a_list_where_a_credential_model_belongs_is_only_a_type_problem() -> None:
+    arc = {**arc_stack(gpu_pod())["gpu-ci:arc"], "githubApp": ["x"], "cluster": "text"}
+    found = problems({"capacity": "arc", "arc": arc})
+    assert [p.split(": ")[0] for p in found] == ["gpu-ci:arc.cluster", "gpu-ci:arc.githubApp"]
+
+
+def test_credentials_are_followed_through_lists_and_dicts() -> None:
+    """No key of today's config is a list or dict of credentials themselves; the walk
+    handles them, so a new one is refused in plain text too."""
+    assert _credentials_given(list[SecretStr], ["a", "b"], "k") == [("k[0]", None), ("k[1]", None)]
+    assert _credentials_given(dict[str, SecretStr], {"a": "x", "b": "y"}, "k") == [
+        ("k.a", None),
+        ("k.b", None),
+    ]
+    assert _credentials_given(list[SecretStr] | None, None, "k") == []
+    for text in ("abc", ""):  # a container given as text: a type problem, no credential
+        assert _credentials_given(list[SecretStr], text, "k") == []
+        assert _credentials_given(dict[str, SecretStr], text, "k") == []
+    assert _credentials_given(dict[str, int], {"a": 1}, "k") == []
+    assert _set_from(None) == "VALUE"
+
+
+def test_a_secret_key_that_holds_no_credential_is_refused_with_the_plain_command() -> None:
+    found = problems({"host": {"target": "local"}, "owner": "me"}, frozenset({"gpu-ci:owner"}))
+    assert found == [
+        "gpu-ci:owner: is stored as a secret, but it holds no credential and is used in plain "
+        "text (names, tags, rules); store it in plain config with "
+        "`pulumi config set gpu-ci:owner VALUE`"
+    ]
+
+
+def test_a_secret_key_is_judged_by_its_whole_name() -> None:
+    """`gpu-ci:x:owner` is the unknown key `x:owner`, not the key `owner`."""
+    found = problems({"host": {"target": "local"}, "x:owner": "me"}, frozenset({"gpu-ci:x:owner"}))
+    assert [p.split(": ")[0] for p in found] == ["gpu-ci:x:owner"]
+    assert "unknown key" in found[0]
+
+
+def test_values_that_are_not_text_are_kept() -> None:
+    raw = raw_from_flat({"gpu-ci:a": 5, "gpu-ci:b": True, "gpu-ci:c": None, "gpu-ci:d": [1]}, set())
+    assert raw.values == {"a": 5, "b": True, "c": None, "d": [1]}
+
+
+def test_no_top_level_key_is_a_list() -> None:
+    """load_config drops the problems under a refused secret key by the name before the
+    first '.' of their keys, which holds while no top-level key takes an index."""
+    for name, field in StackConfig.model_fields.items():
+        assert all(get_origin(t) is not list for t in _unwrap(field.annotation)), name
+
+
+# -- the recipe's problems, with the config's ---------------------------------------------------
+def test_what_the_recipe_refuses_comes_with_the_configs_problems() -> None:
+    values = {
+        "host": {"target": "local"},
+        "cluster": {"name": "BAD NAME"},
+        "platform": {"accelerator": "a10", "set": ["nosuch:x=1"]},
+    }
+    assert problems(values) == [
+        "gpu-ci:cluster.name: name 'BAD NAME' is not a kind cluster name: use up to 49 of "
+        "[a-z0-9.-], starting and ending alphanumeric (node names append -control-plane) "
+        "[given: 'BAD NAME']",
+        "gpu-ci:platform.set[0]: platform override 'nosuch': component is not in the recipe "
+        "kind-a10/kind-a10-training-kubeflow; components: gpu-operator, gpu-time-slicing, "
+        "kubeflow-trainer",
+    ]
+    del values["platform"]
+    assert len(problems(values)) == 1
