@@ -82,30 +82,30 @@ def _is_section(info: FieldInfo) -> bool:
     return bool(models_of(info.annotation)) or item_type(info.annotation) is not None
 
 
-def _scalar(value: str, *, top: bool) -> str:
-    """`value` as YAML writes it: plain where the Pulumi CLI reads it back as this text."""
+def _scalar(value: str) -> str:
+    """`value` as YAML writes it: plain where the Pulumi CLI reads it back as this text
+    (`_PLAIN` has no `,`, so a plain scalar is plain in flow collections too)."""
     plain = (
         value != ""
         and yaml_text.core_tag(value) == yaml_text.STR
         and _PLAIN.fullmatch(value) is not None
         and ": " not in value
         and not value.endswith(":")
-        and (top or "," not in value)
     )
     return value if plain else '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _yaml(value: Any, *, top: bool = False) -> str:
+def _yaml(value: Any) -> str:
     """A default as compact YAML (flow style)."""
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_defaults=True)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_yaml(v) for v in value) + "]"
     if isinstance(value, dict):
-        pairs = (f"{_scalar(str(k), top=False)}: {_yaml(v)}" for k, v in value.items())
+        pairs = (f"{_scalar(str(k))}: {_yaml(v)}" for k, v in value.items())
         return "{" + ", ".join(pairs) + "}"
     if isinstance(value, str):
-        return _scalar(value, top=top)
+        return _scalar(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, dt.date):
@@ -169,7 +169,7 @@ class _Walker:
         if shown is None:
             shown = "required" if value is _UNSET else "none" if value is None else ""
             if not shown:
-                shown = f"`{_yaml(value, top=True)}`"
+                shown = f"`{_yaml(value)}`"
         literals = literals_of(annotation)
         if len(literals) > 1 and not any(f"`{v}`" in meaning for v in literals):
             *first, last = [f"`{v}`" for v in literals]

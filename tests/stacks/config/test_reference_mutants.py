@@ -26,12 +26,12 @@ from stacks.config.reference import (
 
 
 def test_a_scalar_is_quoted_where_yaml_would_not_read_it_back_as_this_text() -> None:
-    assert _scalar("plain-text", top=True) == "plain-text"
-    assert _scalar("", top=True) == '""'
-    assert _scalar("a: b", top=True) == '"a: b"'
-    assert _scalar("key:", top=True) == '"key:"'
-    assert _scalar("a,b", top=False) == '"a,b"'
-    assert _scalar('say "hi" \\o/', top=True) == '"say \\"hi\\" \\\\o/"'
+    assert _scalar("plain-text") == "plain-text"
+    assert _scalar("") == '""'
+    assert _scalar("a: b") == '"a: b"'
+    assert _scalar("key:") == '"key:"'
+    assert _scalar("a,b") == '"a,b"'  # at the top or in a flow collection
+    assert _scalar('say "hi" \\o/') == '"say \\"hi\\" \\\\o/"'
 
 
 def test_a_default_is_flow_yaml() -> None:
