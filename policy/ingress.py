@@ -107,7 +107,7 @@ def _port_spans(
         covering = [r for r in mine if r.ports[0] <= low and high <= r.ports[1]]
         if not covering:
             continue
-        if high - low + 1 <= len(allowed) and all(p in allowed for p in range(low, high + 1)):
+        if all(p in allowed for p in range(low, high + 1)):  # stops at the first other port
             continue
         for opening, rules in _open(covering + every, done):
             runs = spans.setdefault(opening, [])
