@@ -58,8 +58,8 @@ def embedded_ipv4(net: ipaddress.IPv6Network) -> list[ipaddress.IPv4Network]:
             found.append(IPV4_WORLD)
         elif net.subnet_of(block):
             address = (int(net.network_address) >> (96 - start)) & 0xFFFFFFFF
-            bits = min(32, net.prefixlen - start)
-            found.append(ipaddress.IPv4Network((address, bits), strict=False))
+            bits = min(32, net.prefixlen - start)  # `net` is masked, so no host bits are left
+            found.append(ipaddress.IPv4Network((address, bits)))
     return found
 
 
