@@ -24,7 +24,7 @@ CREDENTIAL_VALUE = re.compile(
 
 
 def _secret_name(name: str) -> bool:
-    words = [w for w in re.split(r"[^A-Za-z0-9]+", name.upper()) if w]
+    words = [w for w in re.split(r"[^A-Z0-9]+", name.upper()) if w]
     return bool(words) and words[-1] not in NOT_SECRET_SUFFIXES and bool(SECRET_WORDS & set(words))
 
 
@@ -33,10 +33,10 @@ def check_env_secrets(resource: Resource, config: Mapping[str, Any]) -> list[str
         return []
     found = []
     for path, container in containers(resource.props):
-        for env in container.get("env") or []:
+        for index, env in enumerate(container.get("env") or []):
             if not isinstance(env, Mapping) or "value" not in env:
                 continue
-            name, value = str(env.get("name", "")), env["value"]
+            name, value = str(env.get("name") or f"[{index}]"), env["value"]  # [i]: unnamed
             if not isinstance(value, str) or not value or not known(value):
                 continue
             if _secret_name(name) or CREDENTIAL_VALUE.search(value):
