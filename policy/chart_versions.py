@@ -13,7 +13,7 @@ from typing import Any
 from policy.rule import Resource, known
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
-EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
+EXACT_VERSION = re.compile(r"v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")
 
 
 def check_chart_version(resource: Resource, config: Mapping[str, Any]) -> list[str]:
@@ -27,7 +27,7 @@ def check_chart_version(resource: Resource, config: Mapping[str, Any]) -> list[s
         return []
     if not version:
         return [f"{resource.where()}: chart {chart!r} has no version; pin an exact one"]
-    if not EXACT_VERSION.match(str(version)):
+    if not EXACT_VERSION.fullmatch(str(version)):  # not match(...$): that takes "1.2.3\n"
         return [
             f"{resource.where()}: chart {chart!r} version {version!r} is a range or not a "
             "version; pin an exact one (e.g. 1.2.3)"

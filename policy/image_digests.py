@@ -15,8 +15,8 @@ from policy.pod_specs import containers
 from policy.rule import Resource, known
 
 WORKLOAD_KINDS = ("Pod", "Job", "CronJob", "Deployment", "DaemonSet", "StatefulSet", "ReplicaSet")
-DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
-VERSION_TAG = re.compile(r":v?\d+(\.\d+){1,3}([-+][0-9A-Za-z.-]+)?$")
+DIGEST = re.compile(r"@sha256:[0-9a-f]{64}\Z")  # \Z: `$` would take a trailing newline
+VERSION_TAG = re.compile(r":v?\d+(\.\d+){1,3}([-+][0-9A-Za-z.-]+)?\Z")
 TAG_PINNED_REPOSITORIES = ["registry.k8s.io/kubectl", "docker.io/alpine/k8s"]
 
 

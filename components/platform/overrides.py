@@ -37,7 +37,7 @@ from recipes.merge import deep_merge
 from recipes.result import RecipeResult
 
 ENABLED = "enabled"
-_INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
+_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _SPLIT = re.compile(r"(?<!\\)\.")
 
 
@@ -195,6 +195,6 @@ def _typed(value: str) -> Any:
         return value == "true"
     if value == "null":
         return None
-    if _INT.match(value):
+    if _INT.fullmatch(value):  # not match(...$), which takes "5\n"
         return int(value)
     return value

@@ -92,3 +92,9 @@ def test_a_registry_port_is_part_of_the_repository() -> None:
     assert check_image_digest(
         pod_of("localhost:5000/kubectl:v1.35.0"), {"tagPinnedRepositories": ["localhost"]}
     )
+
+
+def test_a_trailing_newline_is_no_digest_and_no_version() -> None:
+    """`$` would match before a final newline; the image name would not be the one pinned."""
+    assert len(check_image_digest(pod("Job", f"nginx@{DIGEST}\n"), CONFIG)) == 1
+    assert len(check_image_digest(pod("Job", "registry.k8s.io/kubectl:v1.33.1\n"), CONFIG)) == 1

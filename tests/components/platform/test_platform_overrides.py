@@ -36,6 +36,11 @@ def test_set_strings_build_nested_typed_values() -> None:
     assert found.values_for("unnamed") == {}
 
 
+def test_a_number_with_a_trailing_newline_stays_text() -> None:
+    found = PlatformOverrides.parse(["gpu-operator:operator.replicas=2\n"])
+    assert found.values_for("gpu-operator") == {"operator": {"replicas": "2\n"}}
+
+
 def test_a_later_set_wins_and_enabled_can_be_turned_back_on() -> None:
     found = PlatformOverrides.parse(
         ["c:a.b=1", "c:a.b=2", "c:a.d=x", "c:enabled=false", "c:enabled=true"]
