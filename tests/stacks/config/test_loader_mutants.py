@@ -4,7 +4,7 @@ keys, a stack with no layer, credentials wherever they sit and the recipe's prob
 
 from __future__ import annotations
 
-from typing import Any, get_origin
+from typing import Any, Literal, get_origin
 
 import pytest
 from pydantic import SecretStr
@@ -161,6 +161,8 @@ def test_credentials_are_followed_through_lists_and_dicts() -> None:
         assert _credentials_given(list[SecretStr], text, "k") == []
         assert _credentials_given(dict[str, SecretStr], text, "k") == []
     assert _credentials_given(dict[str, int], {"a": 1}, "k") == []
+    # a union with a member that is no class (a Literal) is walked past that member
+    assert _credentials_given(Literal["agent"] | list[SecretStr], ["a"], "k") == [("k[0]", None)]
     assert _set_from(None) == "VALUE"
 
 
