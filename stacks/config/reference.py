@@ -85,9 +85,8 @@ def _is_section(info: FieldInfo) -> bool:
 def _scalar(value: str) -> str:
     """`value` as YAML writes it: plain where the Pulumi CLI reads it back as this text
     (`_PLAIN` has no `,`, so a plain scalar is plain in flow collections too)."""
-    plain = (
-        value != ""
-        and yaml_text.core_tag(value) == yaml_text.STR
+    plain = (  # `_PLAIN` needs a first character, so "" is quoted
+        yaml_text.core_tag(value) == yaml_text.STR
         and _PLAIN.fullmatch(value) is not None
         and ": " not in value
         and not value.endswith(":")
