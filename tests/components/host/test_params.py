@@ -12,7 +12,7 @@ import pytest
 
 from components.host.bootstrap_params import AuthorizedKeysParams
 from components.host.runner_params import MAX_RUNNER_LABELS, check_runner_labels
-from components.host.step import USER_PATTERN
+from components.host.step import USER_PATTERN, check_https_url
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f ci"
 
@@ -43,3 +43,18 @@ def test_runner_labels_take_one_to_a_hundred() -> None:
 def test_a_bad_runner_label_is_refused(label: str) -> None:
     with pytest.raises(ValueError, match="label"):
         check_runner_labels(["ok", label])
+
+
+@pytest.mark.parametrize(
+    "url", ["http://example.com/x", "https://example.com/a b", "https://x/'y'", "https://x\n"]
+)
+def test_a_url_a_script_cannot_hold_as_is_is_refused_with_the_fix(url: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        check_https_url(url)
+    assert str(refused.value) == (
+        "not an https:// URL without spaces, quotes or line breaks (it is written into a host "
+        "script); give the download's plain https:// URL"
+    )
+    assert check_https_url("https://example.com/nvkind-v0.1.0.tar.gz") == (
+        "https://example.com/nvkind-v0.1.0.tar.gz"
+    )
