@@ -66,6 +66,7 @@ _HOST_PARAM_TESTS = (
     "tests/components/host/test_render.py",
     "tests/components/host/test_step_authorized_keys.py",
     "tests/components/host/test_params.py",
+    "tests/components/host/test_ssh_keys.py",
     "tests/hardening/test_hardening_late_validation.py",
 )
 _POLICY_TESTS = (

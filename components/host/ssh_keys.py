@@ -51,8 +51,9 @@ def check_ssh_public_key(key: str, label: str = "key") -> str:
     if not _SSH_KEY_BODY.fullmatch(body) or len(body) % 4:
         raise ValueError(f"{label}: the {key_type} key's body is not base64")
     blob = base64.b64decode(body)
-    size = int.from_bytes(blob[:4], "big")
-    if len(blob) < 4 + size or blob[4 : 4 + size] != key_type.encode():
+    size = int.from_bytes(blob[:4])  # a uint32 in network order (the default order)
+    # the blob names its type, then holds the key: a blob that ends after the name is cut
+    if blob[4 : 4 + size] != key_type.encode() or len(blob) <= 4 + size:
         raise ValueError(
             f"{label}: the base64 body is not a {key_type} key (truncated, or another type)"
         )
