@@ -67,6 +67,7 @@ _HOST_PARAM_TESTS = (
     "tests/components/host/test_step_authorized_keys.py",
     "tests/components/host/test_params.py",
     "tests/components/host/test_ssh_keys.py",
+    "tests/components/host/test_host_params_mutants.py",
     "tests/hardening/test_hardening_late_validation.py",
 )
 _POLICY_TESTS = (
