@@ -200,9 +200,9 @@ def mutate(modules: list[str]) -> None:
         if moved:
             sys.exit(
                 f"{module}: mutmut could not select these tests by id, because pytest gives "
-                "them another id when it collects twice in one process (an `ids=` callable "
-                "whose id pytest escapes, e.g. one with a newline); give them an id list "
-                "instead:\n" + "\n".join(f"  {test}" for test in moved)
+                "them another id when it collects twice in one process (an `ids=` id that "
+                "pytest escapes, e.g. one with a newline); give them ids of printable ASCII "
+                "without a backslash:\n" + "\n".join(f"  {test}" for test in moved)
             )
     rows = [_mutate_one(module) for module in chosen]
     table = [
@@ -219,19 +219,23 @@ def mutate(modules: list[str]) -> None:
         sys.exit("some mutants' tests did not run (out/mutate/MODULE/not-run.txt): no score")
 
 
-# What mutmut's exit codes mean for a score. mutmut itself reports a test run that raised
-# (its runner exits 255, e.g. when pytest cannot find a test id: usage error 4) as "timeout",
-# which would count as killed; here only a real timeout (SIGXCPU, mutmut's 36) does.
-_KILLED_BY_EXIT = {1: "killed", 3: "killed", 37: "caught by type check"}
+# What mutmut's exit codes mean for a score, under its fork server (`_mutate_one` sets it).
+# There a test run that raised exits 255 (e.g. pytest's usage error 4 for a test id it cannot
+# find), which `mutmut results` reports as "timeout", so it would count as killed; under
+# mutmut's plain fork runner the same failure exits 1, a "kill" no exit code can tell apart.
+# Only a real timeout counts here: SIGXCPU (24, -24 or 152 as mutmut records it; 36 is the
+# code its table reserves for one). A -9 (the CPU limit's SIGKILL, or memory) or -11 has no
+# verdict: its module has no score until the mutant is looked at (`mutmut show NAME`).
+_KILLED_EXITS = {1, 3, 37}  # a test failed (3: pytest's internal error), the type check
 _TIMEOUT_EXITS = {24, -24, 152, 36}
-_SURVIVED_BY_EXIT = {0: "survived", 5: "no tests", 33: "no tests"}
+_SURVIVED_EXITS = {0, 5, 33}  # every test passed, or none reached the mutant
 
 
 def verdict(exit_code: int | None) -> str:
     """'killed', 'survived' or 'not run' for a mutant's recorded exit code."""
-    if exit_code in _KILLED_BY_EXIT or exit_code in _TIMEOUT_EXITS:
+    if exit_code in _KILLED_EXITS or exit_code in _TIMEOUT_EXITS:
         return "killed"
-    if exit_code in _SURVIVED_BY_EXIT:
+    if exit_code in _SURVIVED_EXITS:
         return "survived"
     return "not run"
 
@@ -280,7 +284,8 @@ def score_of(module: str, exit_codes: Mapping[str, int | None]) -> Score:
 
 # Collects the given tests twice in one process, as mutmut does (its stats run records each
 # test's id; each mutant's run then selects tests by those ids in a process that collected
-# before), and writes the ids of the first collection that the second one lacks.
+# before), and writes the ids of the first collection that the second one lacks; it exits
+# non-zero, writing nothing, unless both collections succeed and find tests.
 _COLLECT_TWICE = """
 import json, sys, pytest
 class Ids:
@@ -288,26 +293,33 @@ class Ids:
     def pytest_collection_modifyitems(self, items):
         self.ids = [item.nodeid for item in items]
 runs = []
+args = ["-qq", "--collect-only", "-p", "no:cacheprovider", *sys.argv[2:]]
 for _ in range(2):
     ids = Ids()
-    pytest.main(["-qq", "--collect-only", "-p", "no:cacheprovider", *sys.argv[2:]], plugins=[ids])
+    code = pytest.main(args, plugins=[ids])
+    if code != 0 or not ids.ids:
+        sys.exit(int(code) or 5)
     runs.append(ids.ids)
 json.dump(sorted(set(runs[0]) - set(runs[1])), open(sys.argv[1], "w"))
 """
 
 
 def moving_test_ids(tests: tuple[str, ...] | list[str], cwd: Path = ROOT) -> list[str]:
-    """The ids of `tests` that a second collection in the same process does not give again."""
+    """The ids of `tests` that a second collection in the same process does not give again;
+    exits naming the tests when they cannot be collected (or hold no test)."""
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "moved.json"
-        subprocess.run(
+        done = subprocess.run(
             [str(BIN / "python"), "-c", _COLLECT_TWICE, str(out), *tests],
             cwd=cwd,
             check=False,
             capture_output=True,
         )
-        if not out.exists():
-            sys.exit(f"could not collect {' '.join(tests)} (run pytest --collect-only on them)")
+        if done.returncode != 0 or not out.exists():
+            sys.exit(
+                f"could not collect {' '.join(tests)} (pytest exit {done.returncode}; run "
+                "pytest --collect-only on them)"
+            )
         moved: list[str] = json.loads(out.read_text())
         return moved
 
@@ -346,7 +358,7 @@ def _mutate_one(module: str) -> Score:
     print(f"== mutmut: {module} against {len(MUTATION_TESTS[module])} test paths", flush=True)
     cores = str(os.cpu_count() or 2)
     with (tree / "mutmut.log").open("w") as log:  # its progress spinner: a log, not the terminal
-        subprocess.run(
+        ran = subprocess.run(
             [str(BIN / "mutmut"), "run", "--max-children", cores],
             cwd=tree,
             env=env,
@@ -354,8 +366,10 @@ def _mutate_one(module: str) -> Score:
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    meta = tree / "mutants" / f"{module}.meta"
-    exit_codes = json.loads(meta.read_text())["exit_code_by_key"] if meta.exists() else {}
+    meta = tree / "mutants" / f"{module}.meta"  # written even for a module with no mutants
+    if ran.returncode != 0 or not meta.exists():
+        sys.exit(f"{module}: mutmut failed (exit {ran.returncode}); see {tree / 'mutmut.log'}")
+    exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
     score = score_of(module, exit_codes)
     for kind, listing in (("survived", "survivors.txt"), ("not run", "not-run.txt")):
         codes = {name: exit_codes[name] for name in score.names(kind)}

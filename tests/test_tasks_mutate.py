@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import tasks
 
 ROOT = Path(tasks.__file__).resolve().parent
@@ -99,3 +101,12 @@ def test_every_mutation_selection_keeps_its_ids_between_collections() -> None:
     """Else every mutant whose tests include a moving id ends with "not run" (255)."""
     selection = sorted({test for tests in tasks.MUTATION_TESTS.values() for test in tests})
     assert tasks.moving_test_ids(selection) == []
+
+
+def test_tests_that_cannot_be_collected_stop_the_task(tmp_path: Path) -> None:
+    """Not an empty list of moving ids: a selection of nothing would pass every check."""
+    (tmp_path / "test_none.py").write_text("x = 1\n")
+    for tests in (["test_missing.py"], ["test_none.py"]):
+        with pytest.raises(SystemExit) as stopped:
+            tasks.moving_test_ids(tests, cwd=tmp_path)
+        assert str(stopped.value).startswith(f"could not collect {tests[0]} (pytest exit ")
