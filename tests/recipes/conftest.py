@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from recipes import Catalog, load_catalog
 from tests.recipes.aicr_overlays import AICR_2026
-from tests.recipes.recipe_helpers import WriteCatalog
+from tests.recipes.recipe_helpers import WriteCatalog, write_files
 
 AICR = "aicr-v0.11.1/recipes"
 
@@ -32,13 +31,7 @@ def write_catalog(tmp_path: Path) -> WriteCatalog:
     counter = iter(range(1000))
 
     def write(files: dict[str, object]) -> Path:
-        root = tmp_path / f"catalog{next(counter)}"
-        for rel, doc in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            text = doc if isinstance(doc, str) else yaml.safe_dump(doc, sort_keys=False)
-            path.write_text(text, encoding="utf-8")
-        return root
+        return write_files(tmp_path / f"catalog{next(counter)}", files)
 
     return write
 

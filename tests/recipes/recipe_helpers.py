@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from recipes import Catalog, RecipeCriteria, RecipeError, resolve
 from recipes.guards import NO_CRITERIA
@@ -16,6 +17,16 @@ V1 = "aicr.nvidia.com/v1alpha1"
 CURRENT = "aicr.run/v1alpha2"
 """The format of AICR's catalog today, and of this project's."""
 WriteCatalog = Callable[[dict[str, object]], Path]
+
+
+def write_files(root: Path, files: dict[str, object]) -> Path:
+    """Write {relative path: document or raw text} under `root`; return it."""
+    for rel, doc in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = doc if isinstance(doc, str) else yaml.safe_dump(doc, sort_keys=False)
+        path.write_text(text, encoding="utf-8")
+    return root
 
 
 def registry(*names: str, api: str = CURRENT) -> dict[str, object]:

@@ -10,6 +10,7 @@ from typing import Any
 from components.platform.platform_config import PlatformConfig
 from recipes import Catalog
 from stacks.config.recipe import PROJECT_ROOT, PreparedPlatform, recipe_problems, resolve_recipe
+from tests.recipes.recipe_helpers import overlay, registry, write_files
 
 NO_OVERLAY = "no overlay in the catalog supports it; valid values:"
 UNKNOWN = "unknown value; valid values (AICR's and the catalog's):"
@@ -22,22 +23,19 @@ P100 = (
     "gpu-ci:platform.accelerator: unknown value (did you mean 'h100'?); valid values "
     f"(AICR's and the catalog's): {ACCELERATORS} [given: 'p100']"
 )
-REGISTRY = "apiVersion: aicr.run/v1alpha2\nkind: ComponentRegistry\ncomponents: []\n"
 
 
 def problems(values: dict[str, Any]) -> list[str]:
     return [str(p) for p in recipe_problems(values)]
 
 
-def catalog(root: Path, spec: str) -> str:
-    """A catalog folder with no components of its own and one overlay, `spec` its body."""
-    (root / "overlays").mkdir(parents=True)
-    (root / "registry.yaml").write_text(REGISTRY)
-    (root / "overlays" / "extra.yaml").write_text(
-        "kind: RecipeMetadata\napiVersion: aicr.run/v1alpha2\nmetadata:\n  name: extra\n"
-        "spec:\n" + spec
-    )
-    return str(root)
+def catalog(root: Path, criteria: dict[str, str], *refs: dict[str, object]) -> str:
+    """A catalog folder with no components of its own and one overlay: `criteria`, `refs`."""
+    extra = overlay("extra", criteria=criteria)
+    if refs:
+        extra = overlay("extra", criteria=criteria, componentRefs=list(refs))
+    files: dict[str, object] = {"registry.yaml": registry(), "overlays/extra.yaml": extra}
+    return str(write_files(root, files))
 
 
 def test_each_catalog_that_is_not_a_directory_is_named_at_its_index(tmp_path: Path) -> None:
@@ -53,8 +51,8 @@ def test_each_catalog_that_is_not_a_directory_is_named_at_its_index(tmp_path: Pa
 def test_a_catalog_that_fails_to_load_is_reported_at_the_catalogs_key(tmp_path: Path) -> None:
     folder = catalog(
         tmp_path,
-        "  criteria:\n    service: eks\n    accelerator: a10\n"
-        "  componentRefs:\n    - name: not-there\n      type: Helm\n",
+        {"service": "eks", "accelerator": "a10"},
+        {"name": "not-there", "type": "Helm"},
     )
     assert problems({"platform": {"accelerator": "a10", "catalogs": [folder]}}) == [
         "gpu-ci:platform.catalogs: overlays/extra.yaml: spec.componentRefs[0].name: component "
@@ -66,9 +64,8 @@ def test_a_catalog_that_fails_to_load_is_reported_at_the_catalogs_key(tmp_path: 
 def test_a_recipe_that_fails_to_resolve_is_reported_at_the_catalogs_key(tmp_path: Path) -> None:
     folder = catalog(
         tmp_path,
-        "  criteria:\n    service: eks\n    accelerator: a10\n"
-        "  componentRefs:\n    - name: gpu-operator\n      type: Helm\n"
-        "      dependencyRefs: [not-there]\n",
+        {"service": "eks", "accelerator": "a10"},
+        {"name": "gpu-operator", "type": "Helm", "dependencyRefs": ["not-there"]},
     )
     platform = PlatformConfig(service="eks", catalogs=[folder])
     prepared, found = resolve_recipe(platform, "a10")
@@ -80,7 +77,7 @@ def test_a_recipe_that_fails_to_resolve_is_reported_at_the_catalogs_key(tmp_path
 
 
 def test_criteria_each_known_but_matched_by_no_overlay_together(tmp_path: Path) -> None:
-    folder = catalog(tmp_path, "  criteria:\n    service: eks\n    accelerator: h100\n")
+    folder = catalog(tmp_path, {"service": "eks", "accelerator": "h100"})
     values = {"platform": {"service": "eks", "accelerator": "a10", "catalogs": [folder]}}
     assert problems(values) == [
         "gpu-ci:platform: no overlay matches --service eks --accelerator a10 --intent training "
