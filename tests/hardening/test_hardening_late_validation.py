@@ -166,7 +166,8 @@ def test_every_problem_of_the_prepare_phase_comes_in_one_message(tmp_path: Path)
     ]
 
 
-def _runner_error() -> ValidationError:
+def runner_error() -> ValidationError:
+    """The runner step's model refusing `runner.group: a'b` (also used by param_keys tests)."""
     try:
         GithubRunnerParams.from_pins(
             github_url="https://github.com/kubeflow",
@@ -197,7 +198,7 @@ def _other_error() -> ValidationError:
     ("error", "problem"),
     [
         pytest.param(
-            _runner_error,
+            runner_error,
             "  - gpu-ci:runner.group: a runner group name here is 1 to 100 letters",
             id="a-step-model",
         ),

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 from pydantic import BaseModel, ValidationError, field_validator
 
-from components.host.runner_params import GithubRunnerParams
 from stacks.config.param_keys import unprepared_problems
+from tests.hardening.test_hardening_late_validation import runner_error
 
 GROUP = (
     "gpu-ci:runner.group: a runner group name here is 1 to 100 letters, digits, spaces, '.', "
@@ -36,19 +36,6 @@ def error_of(make: Callable[[], object]) -> ValidationError:
     with pytest.raises(ValidationError) as caught:
         make()
     return caught.value
-
-
-def runner_error() -> ValidationError:
-    return error_of(
-        lambda: GithubRunnerParams.from_pins(
-            github_url="https://github.com/kubeflow",
-            app_id=1,
-            installation_id=1,
-            runner_name="ok",
-            runner_labels=("gpu",),
-            runner_group="a'b",
-        )
-    )
 
 
 def test_a_parameter_model_is_reported_at_its_config_key() -> None:
