@@ -85,3 +85,17 @@ def run_stack(
 
 def children_of(run: ProgramRun, parent: Registration) -> list[Registration]:
     return [r for r in run.registrations if r.parent == parent.urn]
+
+
+DEV_MONITORING = [
+    "monitoring",
+    "monitoring",
+    "monitoring-dashboard-gpu-ci",
+    "monitoring-grafana-admin",
+    "monitoring-grafana-password",
+    "monitoring-ns",
+]
+"""What observability adds to the dev stack, by name, sorted (the component and its
+kube-prometheus-stack Release share `monitoring`)."""
+DEV_CHECK_JOBS = ["platform-checks-check-nvidia-smi", "platform-checks-operator-health"]
+"""The dev platform's check Jobs, sorted: replaced whenever the platform's revision changes."""

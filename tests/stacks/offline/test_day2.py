@@ -20,6 +20,7 @@ import yaml
 from stacks.offline.lifecycle import PROVIDER, Lifecycle, classify
 from stacks.offline.plan import REPO, plan_stack
 from stacks.offline.snapshot import Snapshot
+from tests.stacks.stack_helpers import DEV_CHECK_JOBS, DEV_MONITORING
 
 NEW_KEY = (
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK2x5nHkDl9o3Zv1sVfYVZ0hTqGmHc7LVbMrfGL4yQ0n ops@example"
@@ -304,20 +305,11 @@ def test_a_retention_or_storage_change_upgrades_the_monitoring_release_only(
 def test_turning_observability_off_deletes_only_what_it_added(tmp_path: Path) -> None:
     result = changed("dev", lambda c: observability(c).update(enabled=False), tmp_path)
     found = ops(result)
-    assert sorted(found["delete"]) == [
-        "monitoring",
-        "monitoring",
-        "monitoring-dashboard-gpu-ci",
-        "monitoring-grafana-admin",
-        "monitoring-grafana-password",
-        "monitoring-ns",
-    ]
+    assert sorted(found["delete"]) == DEV_MONITORING
     assert found["update"] == ("platform-gpu-operator",)  # its ServiceMonitor off again
     assert set(found) == {"delete", "update", "replace"}
-    assert sorted(found["replace"]) == [  # the checks re-run after the platform changes
-        "platform-checks-check-nvidia-smi",
-        "platform-checks-operator-health",
-    ]
+    # the checks re-run after the platform changes
+    assert sorted(found["replace"]) == DEV_CHECK_JOBS
 
 
 def test_a_new_grafana_password_replaces_its_secret(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import pytest
 from components.platform.check_jobs import REVISION_ANNOTATION
 from stacks.offline.lifecycle import Fate, Lifecycle, classify
 from stacks.offline.plan import REPO, plan_stack
+from tests.stacks.stack_helpers import DEV_CHECK_JOBS, DEV_MONITORING
 
 GOLDEN = REPO / "tests" / "golden"
 BASELINES = ("plans-before-architecture", "plans-before-observability")
@@ -76,20 +77,10 @@ def _names(baseline: str, stack: str, op: str) -> list[str]:
 
 
 def test_observability_on_dev_adds_monitoring_and_updates_the_operator() -> None:
-    assert _names("plans-before-observability", "dev", "create") == [
-        "monitoring",
-        "monitoring",
-        "monitoring-dashboard-gpu-ci",
-        "monitoring-grafana-admin",
-        "monitoring-grafana-password",
-        "monitoring-ns",
-    ]
+    assert _names("plans-before-observability", "dev", "create") == DEV_MONITORING
     updated = _names("plans-before-observability", "dev", "update")
     assert "platform-gpu-operator" in updated
-    assert _names("plans-before-observability", "dev", "replace") == [
-        "platform-checks-check-nvidia-smi",
-        "platform-checks-operator-health",
-    ]
+    assert _names("plans-before-observability", "dev", "replace") == DEV_CHECK_JOBS
 
 
 def test_observability_on_arc_updates_every_arc_release_in_place() -> None:
