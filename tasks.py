@@ -195,15 +195,16 @@ def mutate(modules: list[str]) -> None:
     if unknown:
         sys.exit(f"not in MUTATION_TESTS: {', '.join(unknown)}\n{TASK_HELP['mutate']}")
     chosen = modules or list(MUTATION_TESTS)
-    for module in chosen:  # before any run: a moving id spoils every mutant that reaches it
-        moved = moving_test_ids(MUTATION_TESTS[module])
-        if moved:
-            sys.exit(
-                f"{module}: mutmut could not select these tests by id, because pytest gives "
-                "them another id when it collects twice in one process (an `ids=` id that "
-                "pytest escapes, e.g. one with a newline); give them ids of printable ASCII "
-                "without a backslash:\n" + "\n".join(f"  {test}" for test in moved)
-            )
+    # Before any run, once for every selection (they share paths): a moving id spoils every
+    # mutant whose tests include it.
+    moved = moving_test_ids(selection_of(chosen))
+    if moved:
+        sys.exit(
+            "mutmut could not select these tests by id, because pytest gives them another id "
+            "when it collects twice in one process (an `ids=` id that pytest escapes, e.g. "
+            "one with a newline); give them ids of printable ASCII without a backslash:\n"
+            + "\n".join(f"  {test}" for test in moved)
+        )
     rows = [_mutate_one(module) for module in chosen]
     table = [
         "| module | mutants | killed | survived | not run | score |",
@@ -217,6 +218,11 @@ def mutate(modules: list[str]) -> None:
     print("\n".join(table))
     if any(r.not_run for r in rows):
         sys.exit("some mutants' tests did not run (out/mutate/MODULE/not-run.txt): no score")
+
+
+def selection_of(modules: list[str]) -> list[str]:
+    """Every test path `MUTATION_TESTS` gives `modules`, once each, sorted."""
+    return sorted({test for module in modules for test in MUTATION_TESTS[module]})
 
 
 # What mutmut's exit codes mean for a score, under its fork server (`_mutate_one` sets it).

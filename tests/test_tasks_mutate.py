@@ -99,8 +99,7 @@ def test_ids_pytest_gives_again_differently_are_found(tmp_path: Path) -> None:
 
 def test_every_mutation_selection_keeps_its_ids_between_collections() -> None:
     """Else every mutant whose tests include a moving id ends with "not run" (255)."""
-    selection = sorted({test for tests in tasks.MUTATION_TESTS.values() for test in tests})
-    assert tasks.moving_test_ids(selection) == []
+    assert tasks.moving_test_ids(tasks.selection_of(list(tasks.MUTATION_TESTS))) == []
 
 
 def test_tests_that_cannot_be_collected_stop_the_task(tmp_path: Path) -> None:
