@@ -8,6 +8,12 @@ the new plan claims it; *replaced* when an input changes that the resource's opt
 in place, or when its provider is replaced; *updated* when any other input changes; and
 otherwise left alone. `ignoreChanges` paths are dropped first, as the engine drops them.
 
+A replacement deletes the old resource first when the resource's own `deleteBeforeReplace`
+says so, or else when its provider's `Diff` asks (`delete_first`): pulumi-kubernetes only
+for a named object that keeps its name and namespace; Helm, pulumi-command and OCI never.
+A resource replaced because of its provider never reaches the provider's `Diff`, so then
+only its own option counts.
+
 An input whose value comes from a resource that is created or replaced (or updated, for
 providers whose outputs are unknown until they run, see `outputsUnknownOnUpdate`) is unknown
 at preview: it counts as changed, as it does for the provider deciding on a replacement.
@@ -31,7 +37,7 @@ from stacks.offline.diff_paths import (
     rule_segments,
     segments,
 )
-from stacks.offline.replacement_rules import Rules, load_rules
+from stacks.offline.replacement_rules import Rules, TypeRules, load_rules
 from stacks.offline.snapshot_graph import identity_keys, run_order
 
 Op = Literal["create", "update", "replace", "delete"]
@@ -105,14 +111,43 @@ def _unknown_leaves(inputs: Mapping[str, Any], prop: str) -> list[str]:
 
 
 def _secret_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[InputChange]:
+    """Secrets whose digests differ. Only a path with a digest on both sides, of one scheme,
+    can be compared: a secret that was unknown (or is no longer), or one digested by an
+    older snapshot's scheme, tells nothing (an added or removed secret input shows as an
+    input change)."""
     a, b = old.get("secretDigests") or {}, new.get("secretDigests") or {}
-    if not a or not b:  # an old snapshot, or no known secrets: nothing to compare
-        return []
     return [
         InputChange(path, SECRET, SECRET)
-        for path in sorted(set(a) | set(b))
-        if a.get(path) != b.get(path)
+        for path in sorted(set(a) & set(b))
+        if _scheme(a[path]) == _scheme(b[path]) and a[path] != b[path]
     ]
+
+
+def _seen_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[InputChange]:
+    """Input changes, less those at or under a path the old plan could not know.
+
+    An input unknown in the old plan was known to the engine (it is in the state); a plan
+    of the same resource that knows it now (a newer gpu-ci knows a running VM's address)
+    tells nothing about whether it changed, as two unknowns do not. If what it comes from
+    changes, it is unknown in the new plan too, and `_upstream_unknown` counts it."""
+    present = [segments(p) for p in flatten(dict(new))]
+    unknown = [
+        u
+        for u in (segments(p) for p, v in flatten(dict(old)).items() if v == UNKNOWN)
+        if any(n[: len(u)] == u for n in present)  # an input no longer given is a change
+    ]
+
+    def seen(change: InputChange) -> bool:
+        have = segments(change.path)
+        return not any(have[: len(u)] == u for u in unknown)
+
+    return [c for c in input_changes(old, new) if seen(c)]
+
+
+def _scheme(digest: str) -> str:
+    """`id1:` of `id1:0123abcd` (empty for the older URN-salted digests)."""
+    head, colon, _ = str(digest).rpartition(":")
+    return head + colon
 
 
 def _match_base(base: Mapping[str, Any], head: Mapping[str, Any]) -> dict[str, str]:
@@ -151,7 +186,7 @@ def classify(
     fates: list[Fate] = []
     for urn in run_order(head):
         r = new[urn]
-        fate = _fate(r, old.get(matched.get(urn, "")), ops, new, provider_inputs, rules)
+        fate = _fate(r, old.get(matched.get(urn, "")), ops, new, provider_inputs, rules, matched)
         ops[urn] = fate.op
         fates.append(fate)
     for urn, r in old.items():
@@ -197,6 +232,7 @@ def _fate(
     new: Mapping[str, Mapping[str, Any]],
     provider_inputs: Mapping[str, Mapping[str, Any]],
     rules: Rules,
+    matched: Mapping[str, str],
 ) -> Fate:
     urn, type_, name = r["urn"], r["type"], r["name"]
     previous = before["urn"] if before is not None and before["urn"] != urn else ""
@@ -206,7 +242,7 @@ def _fate(
         return Fate(urn, type_, name, None, previous_urn=previous)
     opts = _options(r)
     old_opts = _options(before)
-    changes = input_changes(before.get("inputs") or {}, r.get("inputs") or {})
+    changes = _seen_changes(before.get("inputs") or {}, r.get("inputs") or {})
     changes += _secret_changes(before, r)
     unknown = _upstream_unknown(r, ops, new, rules)
     seen = {c.path for c in changes}
@@ -220,9 +256,8 @@ def _fate(
     because = sorted({c.path for c in kept if any(_forces(p, c.path) for p in patterns)})
     if type_.startswith("pulumi:providers:kubernetes") and rules.kubeconfig_unknown_replaces:
         because += [c.path for c in kept if segments(c.path)[:1] == ["kubeconfig"]]
-    if provider and (
-        ops.get(provider) in ("create", "replace")
-        or ("provider" in old_opts and _provider_moved(old_opts["provider"], provider))
+    if ops.get(provider) in ("create", "replace") or (
+        "provider" in old_opts and _provider_moved(old_opts["provider"], provider, matched)
     ):
         because.append(PROVIDER)
     because = sorted(set(because))
@@ -234,13 +269,71 @@ def _fate(
         op,
         tuple(because),
         op == "replace"
-        and (bool(opts.get("deleteBeforeReplace")) or type_rules.delete_before_replace),
+        and delete_first(
+            opts, type_rules, because, before.get("inputs") or {}, r.get("inputs") or {}, rules
+        ),
         tuple(kept),
         ignored,
         tuple(unknown),
         protected=op == "replace" and bool(old_opts.get("protect") or opts.get("protect")),
         previous_urn=previous,
     )
+
+
+def delete_first(
+    opts: Mapping[str, Any],
+    type_rules: TypeRules,
+    because: list[str],
+    old_inputs: Mapping[str, Any],
+    new_inputs: Mapping[str, Any],
+    rules: Rules,
+) -> bool:
+    """Whether the engine deletes a replaced resource before it creates the replacement
+    (rules.json `engine`): the resource's own `deleteBeforeReplace`, else what its
+    provider's `Diff` asks. A replacement because of the provider (`PROVIDER`) is decided
+    before the provider's `Diff` runs, so then only the option counts."""
+    if opts.get("deleteBeforeReplace"):
+        return True
+    if PROVIDER in because and rules.provider_change_skips_diff:
+        return False
+    if type_rules.delete_before_replace:
+        return True
+    return type_rules.delete_before_replace_if_kept_name and keeps_name(old_inputs, new_inputs)
+
+
+def keeps_name(old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> bool:
+    """pulumi-kubernetes' condition for deleting first (rules.json
+    `deleteBeforeReplaceWhenNamedAndKept`): the object is named in its inputs (not
+    auto-named, not `generateName`) and its `.metadata.name` and `.metadata.namespace` are
+    those of the old inputs (a namespace left out is `default`). A name or namespace unknown
+    at preview is read as kept: conservatively deleted first, as the `up` does when it
+    resolves to the same name."""
+    old_md, new_md = _metadata(old_inputs), _metadata(new_inputs)
+    if new_md is None or old_md is None:
+        return True  # the whole metadata is unknown: it may well keep its name
+    name, old_name = new_md.get("name"), old_md.get("name")
+    if not name or not old_name:
+        return False  # auto-named now (a new name) or before (its live name was generated)
+    if _unknown(name) or _unknown(old_name):
+        return True
+    if name != old_name:
+        return False
+    namespace, old_namespace = new_md.get("namespace"), old_md.get("namespace")
+    if _unknown(namespace) or _unknown(old_namespace):
+        return True
+    return bool((namespace or "default") == (old_namespace or "default"))
+
+
+def _metadata(inputs: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """An object's `metadata` input ({} when there is none); None when it is unknown."""
+    found = inputs.get("metadata")
+    if isinstance(found, Mapping):
+        return found
+    return None if _unknown(found) else {}
+
+
+def _unknown(value: Any) -> bool:
+    return value in (UNKNOWN, SECRET)
 
 
 def _forces(pattern: str, path: str) -> bool:
@@ -253,6 +346,12 @@ def _forces(pattern: str, path: str) -> bool:
     return rule_segments(pattern)[: len(have)] == have
 
 
-def _provider_moved(old: str, new: str) -> bool:
-    """A resource now uses another provider resource (not the same one under a new URN)."""
-    return old != new and (not old or not new or old.rsplit("::", 1)[-1] != new.rsplit("::", 1)[-1])
+def _provider_moved(old: str, new: str, matched: Mapping[str, str]) -> bool:
+    """A resource now uses another provider resource than before. `old` and `new` are its
+    provider's URNs in the old and the new plan ("" for the package's default provider), and
+    `matched` maps a new URN to the old one it continues (`_match_base`: the same URN, an
+    alias, or the same resource under a new URN form), so a provider that is only renamed
+    with an alias, or spelled anew, has not moved. The engine's `providerChanged` likewise
+    keeps a provider reached through an alias; on any other move it replaces when the new
+    provider's `DiffConfig` asks, which is read as always (conservative)."""
+    return matched.get(new, "") != old

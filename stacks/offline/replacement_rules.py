@@ -1,9 +1,12 @@
 """The providers' replacement rules, as `stacks/offline/replacements/` states them.
 
 Which input changes a provider cannot make in place (Terraform's `ForceNew`, the
-Kubernetes provider's immutable fields, Helm's and pulumi-command's own), whether it
-deletes the old resource first, and whether its outputs are unknown after an update, per
-Pulumi type token; `stacks.offline.lifecycle` applies them.
+Kubernetes provider's immutable fields, Helm's and pulumi-command's own), whether its
+`Diff` asks to delete the old resource first (always, never, or for pulumi-kubernetes only
+an object that is named and keeps its name and namespace), and whether its outputs are
+unknown after an update, per Pulumi type token; `stacks.offline.lifecycle` applies them,
+with the engine's rule that a replacement caused by the provider never reaches the
+provider's `Diff`.
 """
 
 from __future__ import annotations
@@ -24,8 +27,12 @@ class TypeRules:
 
     force_new: tuple[str, ...] = ()
     delete_before_replace: bool = False
+    """The provider's `Diff` asks to delete first whenever it replaces."""
     outputs_unknown_on_update: bool = False
     source: str = ""
+    delete_before_replace_if_kept_name: bool = False
+    """pulumi-kubernetes: its `Diff` asks to delete first only for an object that is not
+    auto-named and keeps its name and namespace (`lifecycle.delete_first`)."""
 
 
 @dataclass(frozen=True)
@@ -35,9 +42,13 @@ class Rules:
     exact: dict[str, TypeRules]
     kubernetes_every_kind: tuple[str, ...]
     kubernetes_named_dbr: bool
+    """A Kubernetes object is deleted first only when named and kept (not: always)."""
     config_map_unless_mutable: tuple[str, ...]
     secret_unless_mutable: tuple[str, ...]
     kubeconfig_unknown_replaces: bool
+    provider_change_skips_diff: bool = True
+    """The engine replaces a resource whose provider changed without calling the provider's
+    `Diff`, so only the resource's own `deleteBeforeReplace` decides (rules.json `engine`)."""
 
     def for_type(self, type_: str, provider_inputs: Mapping[str, Any] | None = None) -> TypeRules:
         provider_inputs = provider_inputs or {}
@@ -46,8 +57,8 @@ class Rules:
         elif type_.startswith("kubernetes:"):
             rules = TypeRules(
                 self.kubernetes_every_kind,
-                self.kubernetes_named_dbr,
                 source="pulumi-kubernetes diff.go: every kind",
+                delete_before_replace_if_kept_name=self.kubernetes_named_dbr,
             )
         else:
             return TypeRules()
@@ -102,12 +113,14 @@ def load_rules() -> Rules:
             f"terraform-provider-oci {tf_type}",
         )
     k8s_how = how["kubernetes"]
-    named = _flag(k8s_how["deleteBeforeReplaceWhenNamed"])
+    named = _flag(k8s_how["deleteBeforeReplaceWhenNamedAndKept"])
     every = tuple(k8s["everyKind"])
     for group_version, kinds in k8s["kinds"].items():
         for kind, paths in kinds.items():
             exact[f"kubernetes:{group_version}:{kind}"] = TypeRules(
-                (*every, *paths), named, source=f"pulumi-kubernetes diff.go {kind}"
+                (*every, *paths),
+                source=f"pulumi-kubernetes diff.go {kind}",
+                delete_before_replace_if_kept_name=named,
             )
     helm = k8s["helmReleaseV3"]
     exact["kubernetes:helm.sh/v3:Release"] = TypeRules(
@@ -130,4 +143,5 @@ def load_rules() -> Rules:
         config_map_unless_mutable=tuple(k8s["configMapUnlessMutable"]),
         secret_unless_mutable=tuple(k8s["secretUnlessMutable"]),
         kubeconfig_unknown_replaces=_flag(k8s_how["kubeconfigUnknownReplacesProvider"]),
+        provider_change_skips_diff=_flag(how["engine"]["providerChangeSkipsDiff"]),
     )

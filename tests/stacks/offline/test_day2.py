@@ -58,6 +58,56 @@ PLATFORM = [
     "platform-checks-operator-health",
 ]
 
+COMMAND = "command:remote:Command"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+RUNTIME_PATCH = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntimePatch"
+ON_THE_PROVIDER = {
+    ("monitoring-ns", NAMESPACE),
+    ("monitoring-grafana-admin", "kubernetes:core/v1:Secret"),
+    ("monitoring", RELEASE),
+    ("monitoring-dashboard-gpu-ci", CONFIG_MAP),
+    ("platform-ns-gpu-operator", NAMESPACE),
+    ("platform-ns-kubeflow-system", NAMESPACE),
+    ("platform-gpu-time-slicing-configmap-gpu-time-slicing-config", CONFIG_MAP),
+    ("platform-gpu-operator", RELEASE),
+    ("platform-kubeflow-trainer", RELEASE),
+    ("platform-runtime-jax-distributed", RUNTIME_PATCH),
+    ("platform-runtime-torch-distributed", RUNTIME_PATCH),
+    ("platform-runtime-torchtune-qwen2.5-1.5b", RUNTIME_PATCH),
+    ("platform-checks-ns", NAMESPACE),
+    ("platform-checks-reader", "kubernetes:core/v1:ServiceAccount"),
+    ("platform-checks-reader", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"),
+    ("platform-checks-check-nvidia-smi", "kubernetes:batch/v1:Job"),
+    ("platform-checks-operator-health", "kubernetes:batch/v1:Job"),
+}
+"""Replaced only because their provider is (`cluster-k8s`); none sets `deleteBeforeReplace`,
+and a provider-caused replacement never reaches pulumi-kubernetes' Diff, so none of them,
+named or not, is deleted first."""
+NEW_CLUSTER: dict[tuple[str, str], tuple[tuple[str, ...], bool]] = {
+    # (replaced because, deleted first)
+    ("cluster-nvkind-cluster", COMMAND): (("triggers[0]",), True),  # its own option
+    ("cluster-cluster-kubeconfig", COMMAND): (("triggers[0]",), False),
+    ("cluster-k8s", "pulumi:providers:kubernetes"): (("kubeconfig",), False),
+    **{key: ((PROVIDER,), False) for key in ON_THE_PROVIDER},
+    # its roleRef names the ClusterRole's generated name, unknown while that is replaced
+    ("platform-checks-reader", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"): (
+        (PROVIDER, "roleRef"),
+        False,
+    ),
+}
+"""Every replacement a new nvkind cluster brings, and whether the old one goes first."""
+
+
+def replacements(lifecycle: Lifecycle) -> dict[tuple[str, str], tuple[tuple[str, ...], bool]]:
+    """(name, type) -> (replaced because, deleted first), for every replaced resource."""
+    return {
+        (f.name, f.type): (f.replace_because, f.delete_before_replace)
+        for f in lifecycle.changed
+        if f.op == "replace"
+    }
+
 
 @cache
 def base_plan(stack: str) -> Snapshot:
@@ -152,11 +202,10 @@ def test_a_node_image_bump_replaces_the_cluster_and_everything_on_it(tmp_path: P
     replaced = found["replace"]
     assert replaced[:3] == ("cluster-nvkind-cluster", "cluster-cluster-kubeconfig", "cluster-k8s")
     assert sorted(replaced[3:]) == sorted([*PLATFORM, *["platform-checks-reader"] * 2])
-    cluster = result.of("cluster-nvkind-cluster")
-    assert cluster.replace_because == ("triggers[0]",) and cluster.delete_before_replace
-    assert result.of("cluster-k8s").replace_because == ("kubeconfig",)
-    release = result.of("platform-gpu-operator")
-    assert release.replace_because == (PROVIDER,) and not release.delete_before_replace
+    # only the cluster step goes first (`kind delete cluster`, its own deleteBeforeReplace);
+    # the kubeconfig step, the provider and everything on it are created before the old go
+    assert replacements(result) == NEW_CLUSTER
+    assert [f.name for f in result.changed if f.delete_before_replace] == ["cluster-nvkind-cluster"]
     # nothing on the host or the VM moves, and Grafana's password is kept
     assert all(f.op is None for f in result.fates if f.name.startswith(("host-0", "gpu-vm")))
     assert result.of("monitoring-grafana-password").op is None
@@ -174,6 +223,7 @@ def test_an_nvkind_pin_bump_replaces_the_cluster_on_purpose(tmp_path: Path) -> N
     )
     assert sorted(found["replace"][3:]) == sorted([*PLATFORM, *["platform-checks-reader"] * 2])
     assert set(found) == {"update", "replace"}
+    assert replacements(result) == NEW_CLUSTER
 
 
 def test_adding_an_ssh_key_updates_the_keys_step_and_never_the_vm(tmp_path: Path) -> None:
@@ -279,7 +329,9 @@ def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path)
     )
     revision = 'spec.template.metadata.annotations["gpu-ci/platform-revision"]'
     for job in found["replace"]:
-        assert result.of(job).replace_because == (revision,)
+        # auto-named (no .metadata.name): the new Job gets a new name and starts first
+        fate = result.of(job)
+        assert (fate.replace_because, fate.delete_before_replace) == ((revision,), False)
 
 
 @pytest.mark.parametrize("stack", ["dev", "gpu-dev", "apps-dev", "arc", "workstation"])

@@ -71,11 +71,14 @@ def test_kubernetes_and_command_rules() -> None:
     rules = load_rules()
     job = rules.for_type("kubernetes:batch/v1:Job")
     assert ".spec.template" in job.force_new and ".metadata.name" in job.force_new
-    assert job.delete_before_replace  # a named object is deleted before its replacement
+    # deleted first only when named and keeping its name and namespace (lifecycle.keeps_name)
+    assert not job.delete_before_replace and job.delete_before_replace_if_kept_name
     crd = rules.for_type("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntimePatch")
     assert crd.force_new == (".metadata.name", ".metadata.namespace")
+    assert not crd.delete_before_replace and crd.delete_before_replace_if_kept_name
     helm = rules.for_type("kubernetes:helm.sh/v3:Release")
     assert helm.force_new == (".name", ".namespace") and not helm.delete_before_replace
+    assert not helm.delete_before_replace_if_kept_name
     config_map = rules.for_type("kubernetes:core/v1:ConfigMap")
     assert ".data" in config_map.force_new
     mutable = rules.for_type("kubernetes:core/v1:ConfigMap", {"enableConfigMapMutable": True})
