@@ -39,6 +39,23 @@ class OciGpuInstance(pulumi.ComponentResource):
     - the image, when it comes from a filter (newest Ubuntu for the shape): a newer image
       release must not replace a running runner.
     `pulumi up --replace <urn>` takes any of them on purpose (README, "Day 2").
+
+    A pinned image (`vm.image.id`) is the opposite case: a new pinned id is a request for
+    that image, and it **replaces the instance** (`replace_on_changes`). terraform-provider-oci
+    does not force a new instance for it (`source_details.source_id` is `Optional, Computed`,
+    not `ForceNew`); its `updateOptionsViaWorkRequest` sends it in place:
+    `if sourceDetails, ok := s.D.GetOkExists("source_details"); ok &&
+    s.D.HasChange(fmt.Sprintf(sourceDetailsFieldKeyFormat, "source_id"))` ->
+    `mapToUpdateInstanceSourceDetails` -> `oci_core.UpdateInstanceSourceViaImageDetails{}`
+    in an `UpdateInstance` (internal/service/core/core_instance_resource.go). That swaps
+    the boot volume under the same instance id: the driver, toolkit, runner and nvkind
+    cluster are gone while their host steps, whose `triggers` are the instance id, stay in
+    state and believe the host is set up; the runner's delete-first deregistration never
+    runs; and what becomes of the old boot volume is up to `is_preserve_boot_volume_enabled`
+    (unset here), not `preserve_boot_volume`. Replacing the instance runs the path a new
+    machine runs: every host step, the runner registration (deleted first, deregistered)
+    and the cluster are made again, and the old boot volume goes with the old instance
+    (`preserve_boot_volume=False`).
     """
 
     instance_id: pulumi.Output[str]
@@ -80,6 +97,7 @@ class OciGpuInstance(pulumi.ComponentResource):
                     "availabilityDomain",
                     *([] if args.image_pinned else ["sourceDetails.sourceId"]),
                 ],
+                replace_on_changes=["sourceDetails.sourceId"] if args.image_pinned else [],
                 custom_timeouts=pulumi.CustomTimeouts(create="30m", delete="30m"),
             ),
         )

@@ -22,6 +22,10 @@ Stack config can disable components and override values (`overrides.py`). A comp
 overrides disable is left out like one the recipe disables: both are listed in the plan's
 `disabled` (and the component's `disabled` output), nothing of them is deployed, and
 dependencies on them count as satisfied (AICR's rule for `overrides.enabled: false`).
+What a disabled component's manifests would have made must then not be named by the
+values of a component that depends on it (gpu-operator's `devicePlugin.config.name`, the
+ConfigMap of `gpu-time-slicing`): such a plan is refused, naming the values path to clear
+or set (`release_plan.dangling_names`; the stack config check reports it at the switch).
 
 Each deployed component's health check (`healthCheckAsserts`, the registry's Chainsaw
 assertions AICR inlines) travels with its plan and is exported in the component's

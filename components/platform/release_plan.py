@@ -98,6 +98,98 @@ def _values(
     return deep_merge(values, extra)
 
 
+@dataclass(frozen=True)
+class DanglingName:
+    """A values path of an enabled component that names an object only a disabled
+    component's manifests create (`dangling_names`)."""
+
+    component: str
+    path: str
+    """The dotted values path, spelled as `--set` takes it (`\\.` for a dot in a key)."""
+    disabled: str
+    kind: str
+    name: str
+
+    def message(self) -> str:
+        setting = f"{self.component}:{self.path}"
+        return (
+            f"{self.disabled} is disabled, but {self.component}'s values still name its "
+            f"{self.kind} {self.name} at {self.path}, so {self.component} would wait for an "
+            f"object nothing creates; also set `{setting}=` (empty: it names nothing), or "
+            f"`{setting}={self.name}` yourself if something else creates it"
+        )
+
+
+def dangling_names(
+    catalog: Catalog, recipe: RecipeResult, overrides: PlatformOverrides | None = None
+) -> list[DanglingName]:
+    """Values that name what a disabled component would have made: refused, not guessed.
+
+    A component's values may name an object another component ships, which it lists in
+    `dependencyRefs` (gpu-operator's `devicePlugin.config.name`: the ConfigMap of
+    `gpu-time-slicing`). Disabling the other one (`COMP:enabled=false`, or the recipe's
+    `overrides.enabled: false`) counts that dependency as satisfied (AICR's rule: provided
+    some other way) and deletes the object, while the values keep naming it: the chart's
+    workload then waits for an object nothing creates. AICR's format has no values that
+    follow another component's switch (its own catalog ships such an object with the
+    component that names it, as a `preManifestFiles` Helm template gated on that value,
+    e.g. gpu-operator's kernel-module-params.yaml; gpu-ci takes no templated manifests),
+    and dropping a value by guesswork would also deploy something `aicr bundle` with the
+    same `--set` would not. So the plan is refused, naming the path to clear.
+
+    Found: every string in the component's values (recipe and stack overrides merged)
+    equal to the `metadata.name` of a non-Namespace object in the manifests or
+    pre-manifests of a disabled component it depends on. A path the stack overrides set
+    themselves is the user's word (they create the object some other way) and is kept.
+    Manifests that cannot be read here (Helm templates of layered catalogs) name nothing.
+    """
+    overrides = overrides or PlatformOverrides()
+    enabled = {c.name for c in recipe.componentRefs if overrides.is_enabled(c.name)}
+    found: list[DanglingName] = []
+    for ref in recipe.componentRefs:
+        if ref.name not in enabled or not ref.chart:
+            continue
+        given = overrides.values_for(ref.name)
+        chosen = {path for path, _ in _strings(given)}
+        values: dict[str, Any] | None = None
+        for dep in ref.dependencyRefs:
+            dep_ref = recipe.ref(dep)
+            if dep in enabled or dep_ref is None:
+                continue
+            try:
+                objects = [
+                    *load_manifests(catalog, dep_ref, dep_ref.preManifestFiles),
+                    *load_manifests(catalog, dep_ref),
+                ]
+            except PlatformError:
+                continue
+            named = {o.name: o for o in objects if o.kind != "Namespace"}
+            if not named:
+                continue
+            if values is None:
+                values = _values(catalog, recipe, ref, given)
+            for path, text in _strings(values):
+                if text in named and path not in chosen:
+                    found.append(DanglingName(ref.name, path, dep, named[text].kind, text))
+    return found
+
+
+def _strings(values: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(values path, string) for every string leaf under maps and lists."""
+    if isinstance(values, str):
+        return [(prefix, values)]
+    items: list[tuple[str, Any]] = []
+    if isinstance(values, dict):
+        items = [(f"{prefix}.{_key(k)}" if prefix else _key(k), v) for k, v in values.items()]
+    elif isinstance(values, list):
+        items = [(f"{prefix}[{i}]", v) for i, v in enumerate(values)]
+    return [leaf for path, value in items for leaf in _strings(value, path)]
+
+
+def _key(key: Any) -> str:
+    return str(key).replace(".", "\\.")
+
+
 def plan_platform(
     catalog: Catalog,
     recipe: RecipeResult,
@@ -142,6 +234,8 @@ def plan_platform(
         if plan.namespace and plan.namespace not in BUILTIN_NAMESPACES | own:
             privileged = plan.name in PRIVILEGED_COMPONENTS
             namespaces[plan.namespace] = namespaces.get(plan.namespace, False) or privileged
+    if dangling := dangling_names(catalog, recipe, overrides):
+        raise PlatformError(f"platform: {dangling[0].message()}")
     by_name = {p.name: p for p in plans}
     trainer = by_name.get(TRAINER_COMPONENT)
     patches: list[dict[str, Any]] = []

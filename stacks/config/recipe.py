@@ -21,6 +21,7 @@ from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
 from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.platform_config import PlatformConfig
+from components.platform.release_plan import dangling_names
 from core.errors import GpuCiError
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.resolver import check_query, matching_overlays, no_match_message
@@ -120,6 +121,16 @@ def resolve_recipe(
                 for index, item in enumerate(platform.set)
                 if item.partition(":")[0].strip() == component
             ]
+    if problems:
+        return None, problems
+    for dangling in dangling_names(catalog, recipe, overrides):  # at the switch that made it
+        switches = [
+            f"{PLATFORM}.set[{index}]"
+            for index, item in enumerate(platform.set)
+            if item.partition(":")[0].strip() == dangling.disabled
+            and item.partition("=")[0].strip().endswith(":enabled")
+        ]
+        problems += [Problem(key, dangling.message()) for key in switches or [PLATFORM]]
     if problems:
         return None, problems
     return PreparedPlatform(catalog, recipe, overrides), []

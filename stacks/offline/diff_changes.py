@@ -168,7 +168,12 @@ def _label(snap: Snapshot) -> str:
 # What replacing or deleting a resource takes away, for the ones a reviewer must not miss:
 # (type, or type prefix ending in ":"), the resource name's ending ("" for any), what.
 DESTROYS: tuple[tuple[str, str, str], ...] = (
-    ("oci:Core/instance:Instance", "", "a GPU VM and its boot volume"),
+    (
+        "oci:Core/instance:Instance",
+        "",
+        "a GPU VM and its boot volume (when replaced, its host steps, runner registration and "
+        "cluster are made again on the new VM)",
+    ),
     ("oci:ContainerEngine/cluster:Cluster", "", "the OKE cluster"),
     ("oci:ContainerEngine/nodePool:NodePool", "", "an OKE node pool and its nodes"),
     ("command:", "-nvkind-cluster", "the nvkind cluster (kind delete cluster; a new CA)"),
