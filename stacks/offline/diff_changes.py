@@ -102,9 +102,10 @@ def diff_snapshots(base: Snapshot, head: Snapshot) -> PlanDiff:
             continue
         added: tuple[str, ...] = ()
         removed: tuple[str, ...] = ()
-        if fate.op != "create":
+        was_urn = fate.previous_urn or fate.urn
+        if fate.op != "create" and was_urn in old_keys:  # not a read new to this plan
             now = new_deps.get(new_keys[fate.urn], set())
-            was = old_deps.get(old_keys[fate.previous_urn or fate.urn], set())
+            was = old_deps.get(old_keys[was_urn], set())
             added, removed = _names(now - was), _names(was - now)
         if fate.op is None and not (added or removed):
             result.unchanged += 1

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import GpuCiError
+from stacks.offline.generations import export_identities
+from stacks.offline.records import ProgramRun
+from stacks.offline.snapshot import snapshot_of
 from stacks.offline.values import has_secret, has_unknown, reveal
 
 _OCID_KIND = {
@@ -40,6 +43,23 @@ _FILLED_AT_CREATE: dict[str, tuple[str, ...]] = {
     "oci:Core/computeCapacityReport:ComputeCapacityReport": ("shapeAvailabilities",),
 }
 
+INSTANCE = "oci:Core/instance:Instance"
+
+
+def vm_addresses(name: str) -> dict[str, str]:
+    """A VM's addresses as the offline plan stands in for them: TEST-NET-3 (never routable),
+    derived from the resource's name, so the same VM has the same address in every plan
+    and in a renamed stack.
+
+    The plan knows them even in a preview, as `pulumi preview` of a deployed stack knows a
+    running VM's address from its state: the SSH connection of every host step is built
+    from it, and with it unknown the whole (secret) connection would be unknown, so a
+    rotated `host.privateKey`, user or port could not show in a diff. A VM that is created
+    or replaced makes them unknown again: the diff reads every input built from it as
+    unknown (`stacks.offline.lifecycle`)."""
+    n = int(_digest(INSTANCE, name)[:4], 16)
+    return {"publicIp": f"203.0.113.{n % 250 + 1}", "privateIp": f"10.0.1.{n % 250 + 2}"}
+
 
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 OKE_VERSIONS = ("1.32.1", "1.33.1", "1.34.1")
@@ -55,7 +75,7 @@ class StackExports:
     secret_names: frozenset[str] = field(default_factory=frozenset)
 
 
-def reference_exports(stack: str, exports: dict[str, Any]) -> StackExports:
+def reference_exports(stack: str, run: ProgramRun) -> StackExports:
     """A planned stack's exports as a StackReference to it reads them.
 
     An export with a secret anywhere inside is a secret output (the engine lists it in
@@ -63,19 +83,23 @@ def reference_exports(stack: str, exports: dict[str, Any]) -> StackExports:
 
     The SDK makes a StackReference's whole `outputs` unknown if any value in it is, which
     would hide every export behind one VM's IP. So a secret only known after deployment (a
-    kubeconfig) reads as a placeholder, as `secure:` config values do offline, and other
-    exports with unknown parts are left out: exports the plan knows stay readable.
+    kubeconfig) reads as a placeholder that carries its identity in this plan of the
+    referenced stack (`export_identities`: it changes exactly when what the export is built
+    from would be made anew, as a new cluster's kubeconfig does), so the reading stack's
+    diff shows its provider replaced when the referenced stack's cluster is. Other exports
+    with unknown parts are left out: exports the plan knows stay readable.
     """
+    identities = export_identities(snapshot_of(run), run.export_sources)
     outputs = {}
-    for name, value in exports.items():
+    for name, value in run.exports.items():
         plain = reveal(value)
         if not has_unknown(plain):
             outputs[name] = plain
         elif has_secret(value):
-            outputs[name] = f"offline-placeholder:{stack}.{name}"
+            outputs[name] = f"offline-placeholder:{stack}.{name}:{identities.get(name, '')}"
     return StackExports(
         outputs=outputs,
-        secret_names=frozenset(k for k, v in exports.items() if has_secret(v)),
+        secret_names=frozenset(k for k, v in run.exports.items() if has_secret(v)),
     )
 
 
@@ -231,22 +255,24 @@ class FakeCloud:
             "secretOutputNames": sorted(exports.secret_names),
         }
 
-    def planned(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
-        """Outputs as a preview knows them: inputs, less those the provider fills in."""
+    def planned(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Outputs as a preview knows them: inputs, less those the provider fills in, and
+        a VM's addresses (`vm_addresses`)."""
         if type_ == STACK_REFERENCE:
             return self.stack_reference(inputs)
         unknown = _FILLED_AT_CREATE.get(type_, ())
-        return {k: v for k, v in inputs.items() if k not in unknown}
+        planned = {k: v for k, v in inputs.items() if k not in unknown}
+        if type_ == INSTANCE:
+            planned.update(vm_addresses(name))
+        return planned
 
-    def computed(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    def computed(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         """Outputs a provider would compute at create time (used when preview=False)."""
         if type_ == STACK_REFERENCE:
             return self.stack_reference(inputs)
         state = dict(inputs)
-        if type_ == "oci:Core/instance:Instance":
-            n = int(_digest(inputs.get("displayName"))[:4], 16)
-            state["publicIp"] = f"203.0.113.{n % 250 + 1}"  # TEST-NET-3: never routable
-            state["privateIp"] = f"10.0.1.{n % 250 + 2}"
+        if type_ == INSTANCE:
+            state.update(vm_addresses(name))
         if type_ in _COMMANDS:
             state["stdout"] = _command_result(inputs)
             state["stderr"] = ""

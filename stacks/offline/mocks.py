@@ -50,6 +50,13 @@ async def _resolve(value: Any) -> Any:
     return Secret(resolved) if is_secret else resolved
 
 
+async def _sources(value: Any) -> list[str]:
+    """The URNs of the resources an export's value is built from: what a stack reading it
+    through a StackReference sees change when they are replaced."""
+    resources = await pulumi.Output.from_input(value).resources()
+    return sorted({await r.urn.future() or "" for r in resources} - {""})
+
+
 def _quiet_unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     """One failed lookup fails every output built on it; report it once, not per output.
 
@@ -110,6 +117,16 @@ def run_program(
         return {k: await _resolve(v) for k, v in sorted(raw_exports.items())}
 
     exports = _sync_await(resolve_all())
+
+    async def sources_all() -> dict[str, list[str]]:
+        return {k: await _sources(v) for k, v in sorted(raw_exports.items())}
+
     return ProgramRun(
-        project, stack, monitor.registrations, monitor.invokes, capture.records, exports
+        project,
+        stack,
+        monitor.registrations,
+        monitor.invokes,
+        capture.records,
+        exports,
+        _sync_await(sources_all()),
     )

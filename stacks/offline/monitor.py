@@ -91,9 +91,10 @@ class RecordingMocks(pmocks.Mocks):
 
     def new_resource(self, args: pmocks.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         if self.preview:
-            return "", self.cloud.planned(args.typ, args.inputs)
+            return "", self.cloud.planned(args.typ, args.name, args.inputs)
         digest = hashlib.sha256(f"{args.typ}/{args.name}".encode()).hexdigest()[:16]
-        return self.cloud.resource_id(args.typ, digest), self.cloud.computed(args.typ, args.inputs)
+        state = self.cloud.computed(args.typ, args.name, args.inputs)
+        return self.cloud.resource_id(args.typ, digest), state
 
     def call(self, args: pmocks.MockCallArgs) -> dict[str, Any]:  # type: ignore[override]
         return self.cloud.invoke(args.token, unwire(args.args))

@@ -108,7 +108,7 @@ def plan_run(
         if other not in planned:
             planned[other] = plan_run(other, root, notes=notes, _planning=(*_planning, stack))
         _check_reference(config, reference, planned[other].exports)
-        references[reference] = reference_exports(other, planned[other].exports)
+        references[reference] = reference_exports(other, planned[other])
     return run_program(
         main,
         project=stack_file.project,

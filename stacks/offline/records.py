@@ -47,6 +47,8 @@ class ProgramRun:
     invokes: list[InvokeCall]
     logs: list[tuple[str, str]]
     exports: dict[str, Any]
+    export_sources: dict[str, list[str]] = field(default_factory=dict)
+    """Each export -> the URNs of the resources its value is built from (sorted)."""
 
     def by_type(self, type_: str) -> list[Registration]:
         return [r for r in self.registrations if r.type == type_]

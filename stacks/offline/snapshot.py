@@ -10,8 +10,12 @@ on every run, so two snapshots can be diffed in a pull request.
 (`stacks.offline.lifecycle` reads them): `replaceOnChanges` (with what the SDK classes add),
 `deleteBeforeReplace`, `ignoreChanges`, `protect`, `retainOnDelete`, `deletedWith` and the
 `provider` (its URN; empty for the package's default provider). `secretDigests` lets a diff
-see that a secret changed without holding it: a salted, truncated SHA-256 per secret input
-path (the salt is the resource's URN and the path, so equal secrets do not look equal).
+see that a secret changed without holding it: a truncated SHA-256 per secret input path,
+salted with the project and the resource's identity (its chain of types and names from the
+stack down) and the path, never with the stack: the same secret in the same resource of a
+renamed or copied stack has the same digest, so a diff across them shows no change, while
+equal secrets in two resources do not look equal. Each digest starts with its scheme
+(`SECRET_DIGEST_SCHEME`); a diff compares only digests of one scheme.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.values import UNKNOWN, Secret, mask, reveal
 
 SECRET_DIGEST_CHARS = 16
+SECRET_DIGEST_SCHEME = "id1:"
+"""Salted with project, identity and path. Digests without a scheme (snapshots written
+before it) were salted with the URN, so they cannot be compared with these."""
 
 Snapshot = dict[str, Any]
 
@@ -49,14 +56,16 @@ def _options(r: Registration) -> dict[str, Any]:
     }
 
 
-def secret_digests(urn: str, value: Any, prefix: str = "") -> dict[str, str]:
-    """Each secret's path inside `value`, to a digest of it (known secrets only)."""
+def secret_digests(salt: str, value: Any, prefix: str = "") -> dict[str, str]:
+    """Each secret's path inside `value`, to a digest of it (known secrets only); `salt`
+    names the resource without its stack (`identity_salt`)."""
     if isinstance(value, Secret):
         plain = reveal(value)
         if plain == UNKNOWN:
             return {}
-        text = json.dumps([urn, prefix, plain], sort_keys=True, ensure_ascii=False)
-        return {prefix: hashlib.sha256(text.encode()).hexdigest()[:SECRET_DIGEST_CHARS]}
+        text = json.dumps([salt, prefix, plain], sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:SECRET_DIGEST_CHARS]
+        return {prefix: SECRET_DIGEST_SCHEME + digest}
     items: list[tuple[Any, Any]] = []
     if isinstance(value, dict):
         items = list(value.items())
@@ -64,11 +73,29 @@ def secret_digests(urn: str, value: Any, prefix: str = "") -> dict[str, str]:
         items = list(enumerate(value))
     out: dict[str, str] = {}
     for key, item in items:
-        out.update(secret_digests(urn, item, path_join(prefix, key)))
+        out.update(secret_digests(salt, item, path_join(prefix, key)))
+    return out
+
+
+def identity_salt(project: str, registrations: list[Registration]) -> dict[str, str]:
+    """Each URN -> its project and (type, name) chain from the stack down, as one string:
+    what names a resource in any stack of the project."""
+    by_urn = {r.urn: r for r in registrations}
+    out: dict[str, str] = {}
+    for r in registrations:
+        chain: list[str] = []
+        seen: set[str] = set()
+        at: Registration | None = r
+        while at is not None and at.urn not in seen:
+            seen.add(at.urn)
+            chain.append(f"{at.type}::{at.name}")
+            at = by_urn.get(at.parent)
+        out[r.urn] = json.dumps([project, *reversed(chain)])
     return out
 
 
 def snapshot_of(run: ProgramRun) -> Snapshot:
+    salts = identity_salt(run.project, run.registrations)
     resources = [
         {
             "urn": r.urn,
@@ -84,7 +111,7 @@ def snapshot_of(run: ProgramRun) -> Snapshot:
             "inputs": mask(r.inputs),
             "options": _options(r),
             "aliases": list(r.aliases),
-            "secretDigests": secret_digests(r.urn, r.inputs),
+            "secretDigests": secret_digests(salts[r.urn], r.inputs),
         }
         for r in run.registrations
     ]

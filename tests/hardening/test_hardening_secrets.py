@@ -128,7 +128,7 @@ def update(stack: str) -> tuple[ProgramRun, list[str]]:
         other = local_stack_name(reference, stack_file.project)
         run, found = update(other)
         tokens += found
-        references[reference] = reference_exports(other, run.exports)
+        references[reference] = reference_exports(other, run)
     run = run_program(
         main,
         project=stack_file.project,

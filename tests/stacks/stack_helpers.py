@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from stacks.offline.mocks import run_program
 from stacks.offline.records import ProgramRun, Registration
+from stacks.offline.values import reveal
 from stacks.program import main
 
 COMPARTMENT = "ocid1.compartment.oc1..aaaaaaaatestcompartment"
@@ -99,3 +101,14 @@ DEV_MONITORING = [
 kube-prometheus-stack Release share `monitoring`)."""
 DEV_CHECK_JOBS = ["platform-checks-check-nvidia-smi", "platform-checks-operator-health"]
 """The dev platform's check Jobs, sorted: replaced whenever the platform's revision changes."""
+
+
+_PLACEHOLDER = re.compile(r"offline-placeholder:([a-z0-9-]+)\.kubeconfig:[0-9a-f]{16}")
+
+
+def placeholder_of(provider: Registration) -> str:
+    """The stack whose planned kubeconfig a Kubernetes provider reads (the offline
+    placeholder carries that stack's name and the identity of its kubeconfig step)."""
+    match = _PLACEHOLDER.fullmatch(str(reveal(provider.inputs["kubeconfig"])))
+    assert match, reveal(provider.inputs["kubeconfig"])
+    return match.group(1)

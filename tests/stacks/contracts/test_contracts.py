@@ -168,7 +168,7 @@ def test_reads_what_the_real_program_exports() -> None:
         secret_keys=set(file.secret_keys),
         preview=False,
     )
-    exports = reference_exports("dev", producer.exports)
+    exports = reference_exports("dev", producer)
     assert set(exports.outputs) >= {
         "capacity",
         "host",

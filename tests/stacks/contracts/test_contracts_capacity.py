@@ -2,7 +2,7 @@
 
 The exports are the real program's, planned offline (`pulumi preview`: only `cost` is known
 then) or run as a mock `pulumi up` (ids answered), and reach the reader as a
-StackReference delivers them (`stacks.offline.mocks.reference_exports`).
+StackReference delivers them (`stacks.offline.fakes.reference_exports`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def deployed(stack: str) -> StackExports:
         secret_keys=set(file.secret_keys),
         preview=False,
     )
-    return reference_exports(stack, run.exports)
+    return reference_exports(stack, run)
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def test_parse_reads_the_dev_stacks_capacity_and_cost(dev: StackExports) -> None
 @pytest.mark.parametrize("stack", ["arc", "dev"])
 def test_the_offline_plans_cost_reads_through_the_public_reader(stack: str) -> None:
     """`pulumi preview` knows `cost` (capacity ids come at deploy time)."""
-    planned = reference_exports(stack, plan_run(stack).exports)
+    planned = reference_exports(stack, plan_run(stack))
     assert "capacity" not in planned.outputs  # unknown until deployed
     cost = COST.parse(stack, planned.outputs)
     assert cost.contractVersion == 1 and cost.estimates
@@ -145,7 +145,7 @@ def test_read_cost_shorthand(arc: StackExports) -> None:
 def test_an_arc_capacity_on_an_existing_cluster_gets_its_nulls_back() -> None:
     """The SDK drops null outputs: clusterId and the launch network arrive absent."""
     values = arc_stack(launcher(), gpu_pod(), githubApp=None, existingSecret="org-github-app")
-    exports = reference_exports("test", run_arc(values).exports)
+    exports = reference_exports("test", run_arc(values))
     assert exports.outputs["capacity"]["clusterId"] is None  # as exported
 
     def program() -> None:

@@ -16,7 +16,7 @@ from stacks.offline.plan import REPO, plan_run
 from stacks.offline.records import ProgramRun
 from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.offline.values import Secret, reveal
-from tests.stacks.stack_helpers import dev_stack, run_stack
+from tests.stacks.stack_helpers import dev_stack, placeholder_of, run_stack
 
 REMOTE = "command:remote:Command"
 PROVIDER = "pulumi:providers:kubernetes"
@@ -157,7 +157,7 @@ def test_two_stacks_plan_with_the_reference_fed_from_the_first() -> None:
     assert reference.inputs["name"] == "organization/gpu-ci/gpu-dev"
     provider = apps.one(PROVIDER, "cluster-k8s")
     assert isinstance(provider.inputs["kubeconfig"], Secret)
-    assert reveal(provider.inputs["kubeconfig"]) == "offline-placeholder:gpu-dev.kubeconfig"
+    assert placeholder_of(provider) == "gpu-dev"
     assert reference.parent == apps.one("gpu-ci:cluster:ClusterReference").urn
     releases = apps.by_type(RELEASE)
     assert len(releases) == 3  # the recipe's two and the monitoring stack, on gpu-dev's cluster

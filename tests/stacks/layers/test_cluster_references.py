@@ -22,10 +22,9 @@ from stacks.offline.fakes import FakeCloud, StackExports
 from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO, plan_run
 from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.values import reveal
 from stacks.program import main
 from tests.components.arc.arc_helpers import RELEASE, arc_stack, gpu_pod, launcher, release, secured
-from tests.stacks.stack_helpers import flat
+from tests.stacks.stack_helpers import flat, placeholder_of
 
 REFERENCE = "gpu-ci:cluster:ClusterReference"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
@@ -87,7 +86,7 @@ def test_both_keys_naming_one_stack_share_one_reference_and_provider(tmp_path: P
     arc, platform = arc_resources(run), platform_resources(run)
     assert release(run, "arc") in arc and len(platform) >= 2
     assert [r.urn for r in arc + platform if not uses(r, provider)] == []
-    assert reveal(provider.inputs["kubeconfig"]) == "offline-placeholder:gpu-dev.kubeconfig"
+    assert placeholder_of(provider) == "gpu-dev"
 
 
 def test_both_keys_naming_one_stack_plan_it_once(
@@ -140,10 +139,8 @@ def test_two_stacks_get_two_references_with_distinct_urns(two_clusters: Path) ->
     assert [r.urn for r in platform_resources(run) if not uses(r, platform_provider)] == []
     assert release(run, "arc") in arc_resources(run) and platform_resources(run)
     # Both stacks were planned, each read through its own reference.
-    assert reveal(arc_provider.inputs["kubeconfig"]) == "offline-placeholder:gpu-arc.kubeconfig"
-    assert reveal(platform_provider.inputs["kubeconfig"]) == (
-        "offline-placeholder:gpu-dev.kubeconfig"
-    )
+    assert placeholder_of(arc_provider) == "gpu-arc"
+    assert placeholder_of(platform_provider) == "gpu-dev"
 
 
 def test_two_stacks_are_both_planned(two_clusters: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,9 +10,10 @@ import pulumi
 import pytest
 
 from components.host.chain import CHAIN_PREFIX
+from stacks.offline.fakes import vm_addresses
 from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.values import reveal
+from stacks.offline.values import Secret, reveal
 from tests.stacks.stack_helpers import children_of, run_stack, vm_stack
 
 REMOTE = "command:remote:Command"
@@ -115,7 +116,11 @@ def test_remote_steps_feed_the_script_on_stdin_and_wait_for_ssh(vm_run: ProgramR
     assert script.startswith("#!/usr/bin/env bash\n")
     assert "readonly GPU_CI_STEP=docker" in script
     assert "readonly DOCKER_USER=ubuntu" in script
-    assert reveal(docker.inputs["connection"]) == "[unknown]"  # the VM's IP, in a preview
+    # The plan stands in for the VM's address (as a preview of a deployed stack knows
+    # it), so the connection is a known secret whose changes a diff can see.
+    planned = reveal(docker.inputs["connection"])
+    assert planned["host"] == vm_addresses("gpu-vm-0")["publicIp"]
+    assert isinstance(docker.inputs["connection"], Secret)
     applied = run_stack(vm_host_stack(), preview=False)
     connection = reveal(applied.one(REMOTE, "host-0-docker").inputs["connection"])
     assert connection["host"] == reveal(applied.exports["capacity"])["publicIps"][0]

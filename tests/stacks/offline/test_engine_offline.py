@@ -104,12 +104,12 @@ def test_a_refused_duplicate_waits_for_the_first_registration_to_be_recorded(
     class SlowFirst(FakeCloud):
         held = False
 
-        def planned(self, type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        def planned(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
             if type_ == "test:index:Box" and not SlowFirst.held:
                 SlowFirst.held = True
                 assert second_arrived.wait(timeout=30), "the second registration never came"
                 time.sleep(0.2)  # the refusal, unless it waits, ends the run meanwhile
-            return super().planned(type_, inputs)
+            return super().planned(type_, name, inputs)
 
     monkeypatch.setattr(RecordingMonitor, "_check", counting)
 

@@ -317,3 +317,15 @@ def test_a_base_in_the_old_urn_spelling_draws_each_resource_once() -> None:
     mermaid = render_changed_mermaid(d, base, head)
     assert mermaid.count('["vcn<br/><small>T</small>"]') == 1
     assert "-.->" not in mermaid  # the edge is the same edge, not one dropped and one new
+
+
+def test_a_new_stack_with_a_stack_reference_is_all_creates() -> None:
+    """A consumer stack diffed against nothing (new in the PR, or its base did not plan):
+    its StackReference is a read, new to the plan, neither created nor a crash."""
+    head = plan_stack("apps-dev")
+    empty = {"project": "gpu-ci", "stack": "apps-dev", "resources": [], "outputs": {}}
+    result = diff_snapshots(empty, head)
+    reads = [r for r in head["resources"] if r.get("read")]
+    assert [r["type"] for r in reads] == ["pulumi:pulumi:StackReference"]
+    assert result.count("create") == len(head["resources"]) - len(reads)
+    assert {r.op for r in result.resources} == {"create"}
