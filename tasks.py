@@ -405,8 +405,9 @@ TASK_HELP = {
     "test": "python3 tasks.py test [PYTEST ARGS]\n"
     "  ruff check, ruff format --check, mypy (strict), then pytest with PYTEST ARGS",
     "bench": "python3 tasks.py bench [PLAN_WALL ARGS]\n"
-    "  bench/plan_wall.py over the example and generated stacks, bench/recipe_resolve.py and\n"
-    "  bench/plan_floor.py (several minutes on 2 cores; figures go in the README)",
+    "  bench/plan_wall.py over the example and generated stacks, bench/recipe_resolve.py,\n"
+    "  bench/plan_floor.py and bench/plan_all.py (several minutes on 2 cores; figures go in\n"
+    "  the README)",
     "lock": "python3 tasks.py lock [UV PIP COMPILE ARGS]\n"
     "  `uv pip compile --universal --python-version 3.11 --generate-hashes` of requirements.in\n"
     "  into requirements.txt, then of requirements-dev.in (constrained to it) into\n"
@@ -462,6 +463,7 @@ def main(argv: list[str]) -> None:
         )
         run(python, "bench/recipe_resolve.py")
         run(python, "bench/plan_floor.py")
+        run(python, "bench/plan_all.py")
 
 
 if __name__ == "__main__":

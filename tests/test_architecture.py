@@ -50,7 +50,13 @@ ALLOWED: dict[str, set[str]] = {
         "components",
         "core",
     },
-    "stacks.offline.cli": {"stacks.offline", "stacks.offline.plan", "core"},
+    "stacks.offline.plan_all": {"stacks.offline", "stacks.offline.plan", "core"},
+    "stacks.offline.cli": {
+        "stacks.offline",
+        "stacks.offline.plan",
+        "stacks.offline.plan_all",
+        "core",
+    },
     "stacks.__main__": {"stacks.offline.cli"},
 }
 LAZY_IMPORTS_ALLOWED = {"stacks.compose"}

@@ -14,15 +14,19 @@ import pulumi
 
 from core.errors import GpuCiError, write_output
 from stacks.offline.diff import diff_files
+from stacks.offline.diff_dirs import diff_dirs
 from stacks.offline.mermaid import render_mermaid
 from stacks.offline.plan import REPO, plan_run
+from stacks.offline.plan_all import write_all
 from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.offline.tree import render_tree
 
 USAGE = """The offline plan of a stack, and the diff of two plans.
 
   python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
+  python -m stacks plan --all [--json-dir DIR]
   python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
+  python -m stacks diff BASE_DIR HEAD_DIR [--markdown] [--json FILE]
 """
 
 
@@ -34,7 +38,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     plan = sub.add_parser("plan", help="plan a stack offline, under mocks, and print its graph")
-    plan.add_argument("stack", help="stack name: plans Pulumi.STACK.yaml")
+    plan.add_argument("stack", nargs="?", help="stack name: plans Pulumi.STACK.yaml")
+    plan.add_argument(
+        "--all",
+        action="store_true",
+        help="plan every Pulumi.*.yaml stack in one process (a referenced stack once, before "
+        "the stacks that read it), a line per stack; exit 2 if any did not plan",
+    )
+    plan.add_argument(
+        "--json-dir",
+        type=Path,
+        metavar="DIR",
+        help="with --all: write DIR/STACK.json per stack (as --json), DIR/STACK.error for one "
+        "that does not plan",
+    )
     plan.add_argument("--json", type=Path, metavar="FILE", help="write the plan snapshot")
     plan.add_argument("--mermaid", type=Path, metavar="FILE", help="write a Mermaid flowchart")
     plan.add_argument(
@@ -47,17 +64,23 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where Pulumi.yaml and the stack files are (default: this checkout)",
     )
+    plan.set_defaults(usage_error=plan.error)
     diff = sub.add_parser(
         "diff",
-        help="compare two plan snapshots (exit 0: same, 1: changes, 2: bad input)",
+        help="compare two plan snapshots, or two dirs of them (exit 0: same, 1: changes, "
+        "2: bad input)",
         description="Compare two `plan --json` snapshots: resources to add, remove and "
         "change, by the engine's and the providers' rules: create, update, replace (with the "
         "input that forced it) or delete; the changed input paths (secrets masked, long "
-        "strings as digests) and dependency changes. Exit 0 without changes, 1 with changes, "
-        "2 on bad input.",
+        "strings as digests) and dependency changes. Given two `plan --all --json-dir` dirs, "
+        "every stack on either side, a referenced stack before the stacks that read it (a "
+        "stack on one side only: all creates or all deletes). Exit 0 without changes, 1 with "
+        "changes, 2 on bad input.",
     )
-    diff.add_argument("base", type=Path, help="the snapshot before (e.g. planned on main)")
-    diff.add_argument("head", type=Path, help="the snapshot after (e.g. planned on the PR)")
+    diff.add_argument("base", type=Path, help="the snapshot (or dir) before (e.g. planned on main)")
+    diff.add_argument(
+        "head", type=Path, help="the snapshot (or dir) after (e.g. planned on the PR)"
+    )
     diff.add_argument(
         "--markdown",
         action="store_true",
@@ -69,12 +92,17 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="FILE",
         help='write the classification: {"changes": [{"urn", "type", "op", "replaceBecause", '
-        '"deleteBeforeReplace"}]} (unchanged resources left out)',
+        '"deleteBeforeReplace"}]} (unchanged resources left out); for two dirs, '
+        '{"stacks": {STACK: that}, "errors": {STACK: reason}}',
     )
     return parser
 
 
 def _diff(args: argparse.Namespace) -> int:
+    if args.base.is_dir() or args.head.is_dir():
+        code, text = diff_dirs(args.base, args.head, markdown=args.markdown, json_out=args.json)
+        sys.stdout.write(text)
+        return code
     try:
         code, text = diff_files(args.base, args.head, markdown=args.markdown, json_out=args.json)
     except GpuCiError as err:
@@ -84,10 +112,28 @@ def _diff(args: argparse.Namespace) -> int:
     return code
 
 
+def _plan_args(args: argparse.Namespace) -> None:
+    """STACK or --all, and the options each takes (argparse's usage error, exit 2)."""
+    error = args.usage_error
+    if args.all == (args.stack is not None):
+        error(
+            f"give a STACK or --all, not both: {args.stack!r} and --all"
+            if args.all
+            else "give a STACK, or --all for every Pulumi.*.yaml stack"
+        )
+    if args.all and (args.json or args.mermaid):
+        error("--all: --json and --mermaid are per stack; give --json-dir DIR")
+    if args.json_dir and not args.all:
+        error("--json-dir goes with --all; one stack's snapshot is --json FILE")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":
         return _diff(args)
+    _plan_args(args)
+    if args.all:
+        return write_all(args.project_dir or REPO, args.json_dir)
     try:
         run = plan_run(args.stack, args.project_dir or REPO)
     except (GpuCiError, pulumi.RunError) as err:

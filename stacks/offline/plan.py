@@ -71,12 +71,58 @@ def _check_stack_exists(
     )
 
 
+class ReferenceCycleError(GpuCiError):
+    """Stacks that reference each other, in a ring: none of them can be planned first."""
+
+    def __init__(self, stacks: tuple[str, ...]) -> None:
+        super().__init__(f"stack references form a cycle: {' -> '.join(stacks)}")
+        self.stacks = stacks
+
+
+class ReferenceFailedError(GpuCiError):
+    """A stack not planned because a stack it reads did not plan (with a shared cache)."""
+
+
+PlanCache = dict[str, ProgramRun | Exception]
+"""Stacks of one project dir planned so far (`plan_run`'s `cache`): the run, or the error
+it failed with (any exception: one stack's bug must not stop the others)."""
+
+
+def _referenced(
+    stack: str,
+    config: StackConfig,
+    reference: str,
+    other: str,
+    root: Path,
+    notes: list[str] | None,
+    cache: PlanCache | None,
+    planning: tuple[str, ...],
+) -> ProgramRun:
+    """The run of the stack `reference` names; with a cache, planned once for everyone.
+
+    Without a cache its error is this stack's error, as `pulumi up` of this stack would
+    fail on it; with one, its error is reported for it, and this stack fails naming it."""
+    if cache is None:
+        return plan_run(other, root, notes=notes, _planning=planning)
+    try:
+        return plan_run(other, root, notes=notes, cache=cache, _planning=planning)
+    except Exception as err:
+        if isinstance(err, ReferenceCycleError) and stack in err.stacks:  # each on it says so
+            raise
+        keys = [key for key, named in config.cluster_stacks().items() if named == reference]
+        raise ReferenceFailedError(
+            f"Pulumi.{stack}.yaml: {' and '.join(keys)} names stack {reference!r}, which "
+            f"did not plan"
+        ) from err
+
+
 def plan_run(
     stack: str,
     root: Path = REPO,
     *,
     registrations: list[Registration] | None = None,
     notes: list[str] | None = None,
+    cache: PlanCache | None = None,
     _planning: tuple[str, ...] = (),
 ) -> ProgramRun:
     """Run the program for `stack` offline; raises what `pulumi up` would report.
@@ -87,9 +133,35 @@ def plan_run(
     `notes`, if given, receives a line per Pulumi ESC environment a stack file imports
     (which keys it gave, read offline from esc/); without it they go to stderr as
     `note: ...`, before anything is planned.
+    `cache`, if given, holds every stack of `root` planned so far, by name, with its run
+    or the error it failed with: each stack is planned once, whoever asks for it first,
+    and entries are added as stacks finish, so a referenced stack comes before the stacks
+    that read it. A stack whose referenced stack failed fails naming it (`ReferenceFailedError`).
     """
     if stack in _planning:
-        raise GpuCiError(f"stack references form a cycle: {' -> '.join((*_planning, stack))}")
+        raise ReferenceCycleError((*_planning, stack))
+    if cache is None:
+        return _plan_run(stack, root, registrations, notes, None, _planning)
+    found = cache.get(stack)
+    if found is None:
+        try:
+            found = _plan_run(stack, root, registrations, notes, cache, _planning)
+        except Exception as err:  # kept for whoever asks next, then raised
+            found = err
+        cache[stack] = found
+    if isinstance(found, ProgramRun):
+        return found
+    raise found
+
+
+def _plan_run(
+    stack: str,
+    root: Path,
+    registrations: list[Registration] | None,
+    notes: list[str] | None,
+    cache: PlanCache | None,
+    _planning: tuple[str, ...],
+) -> ProgramRun:
     stack_file = read_stack_file(root, stack)
     if notes is None:
         for note in stack_file.notes:
@@ -106,7 +178,10 @@ def plan_run(
         other = local_stack_name(reference, stack_file.project)
         _check_stack_exists(root, stack, config, reference, other)
         if other not in planned:
-            planned[other] = plan_run(other, root, notes=notes, _planning=(*_planning, stack))
+            planning = (*_planning, stack)
+            planned[other] = _referenced(
+                stack, config, reference, other, root, notes, cache, planning
+            )
         _check_reference(config, reference, planned[other].exports)
         references[reference] = reference_exports(other, planned[other])
     return run_program(
