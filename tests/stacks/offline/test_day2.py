@@ -226,6 +226,37 @@ def test_an_nvkind_pin_bump_replaces_the_cluster_on_purpose(tmp_path: Path) -> N
     assert replacements(result) == NEW_CLUSTER
 
 
+def test_a_new_gpu_layout_replaces_the_cluster_on_purpose(tmp_path: Path) -> None:
+    """The layout is in the cluster step's triggers, as the node image is."""
+    result = changed("dev", lambda c: c["gpu-ci:cluster"].update(gpus=[[0], []]), tmp_path)
+    found = ops(result)
+    assert set(found) == {"replace", "update"}
+    assert found["update"] == ("cluster-cluster-ready",)
+    assert found["replace"][:3] == (
+        "cluster-nvkind-cluster",
+        "cluster-cluster-kubeconfig",
+        "cluster-k8s",
+    )
+    assert sorted(found["replace"][3:]) == sorted([*PLATFORM, *["platform-checks-reader"] * 2])
+    assert replacements(result) == NEW_CLUSTER
+
+
+def test_a_kind_bump_reruns_the_tools_and_adopts_the_cluster(tmp_path: Path) -> None:
+    """A new kind binary manages the running cluster: the cluster is made anew only when
+    the node image changes (its own row)."""
+    kind = {"version": "0.31.0", "sha256": "b" * 64}
+    result = changed("dev", lambda c: versions(c).update(kind=kind), tmp_path)
+    assert ops(result) == {
+        "update": (
+            "host-0-tools",
+            "host-0-verify",
+            "cluster-nvkind-cluster",
+            "cluster-cluster-ready",
+        )
+    }
+    assert all(f.replace_because == () for f in result.changed)
+
+
 def test_adding_an_ssh_key_updates_the_keys_step_and_never_the_vm(tmp_path: Path) -> None:
     result = changed("dev", lambda c: c["gpu-ci:vm"]["sshAuthorizedKeys"].append(NEW_KEY), tmp_path)
     assert ops(result) == {"update": ("host-0-authorized-keys",)}
