@@ -16,35 +16,17 @@ import argparse
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.plan_wall import measure  # noqa: E402
 
 WALL_TARGET = 1.6
 RSS_TARGET = 1.5
-
-_MEASURE = """
-import resource, subprocess, sys, time
-start = time.perf_counter()
-out = subprocess.DEVNULL
-subprocess.run([sys.executable, "-m", "stacks", *sys.argv[1:]], check=True, stdout=out)
-print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-"""
-
-
-def one_run(args: list[str]) -> tuple[float, int]:
-    """Seconds and peak RSS (KiB) of one `python -m stacks ARGS` process."""
-    out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *args],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    return float(out[-2]), int(out[-1])
 
 
 def _load() -> str:
@@ -72,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         cases[f"plan --all ({len(stacks)})"] = ["plan", "--all", "--json-dir", tmp]
         for _ in range(args.runs):
             for name, argv_ in cases.items():
-                results[name].append(one_run(argv_))
+                results[name].append(measure(argv_))
         written = sorted(p.stem for p in Path(tmp).glob("*.json"))
     if written != stacks:
         print(f"error: plan --all wrote {written}, not a snapshot per stack {stacks}")

@@ -28,28 +28,31 @@ LARGE_STACKS = [("vm", 50), ("arc", 100), ("recipe", 30)]
 _MEASURE = """
 import resource, subprocess, sys, time
 start = time.perf_counter()
-subprocess.run(
-    [sys.executable, "-m", "stacks", "plan", sys.argv[1], "--quiet", "--project-dir", sys.argv[2]],
-    check=True,
-)
+out = subprocess.DEVNULL
+subprocess.run([sys.executable, "-m", "stacks", *sys.argv[1:]], check=True, stdout=out)
 print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
-def one_run(stack: str, project_dir: Path) -> tuple[float, int]:
-    """Seconds and peak RSS (KiB) of one plan process.
+def measure(args: list[str]) -> tuple[float, int]:
+    """Seconds and peak RSS (KiB) of one `python -m stacks ARGS` process.
 
     A fresh parent per run: RUSAGE_CHILDREN's peak only ever grows within one process,
     so measuring every run from here would report the largest stack's peak for all.
     """
     out = subprocess.run(
-        [sys.executable, "-c", _MEASURE, stack, str(project_dir)],
+        [sys.executable, "-c", _MEASURE, *args],
         cwd=REPO,
         check=True,
         capture_output=True,
         text=True,
     ).stdout.split()
     return float(out[-2]), int(out[-1])
+
+
+def one_run(stack: str, project_dir: Path) -> tuple[float, int]:
+    """Seconds and peak RSS (KiB) of one plan process."""
+    return measure(["plan", stack, "--quiet", "--project-dir", str(project_dir)])
 
 
 def main() -> int:

@@ -117,20 +117,32 @@ def base_plan(stack: str) -> Snapshot:
 Edit = Callable[[dict[str, Any]], None]
 
 
+def project_with(
+    tmp: Path, edits: dict[str, list[Edit]], copies: dict[str, str] | None = None
+) -> Path:
+    """A copy of the example project in `tmp` (every stack file, so referenced stacks plan
+    from there too), with `edits` applied to the named stacks' config and `copies` (new
+    stack -> example stack) added as stack files."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "Pulumi.yaml", tmp)
+    for other in REPO.glob("Pulumi.*.yaml"):
+        shutil.copy(other, tmp)
+    for new, example in (copies or {}).items():
+        shutil.copy(REPO / f"Pulumi.{example}.yaml", tmp / f"Pulumi.{new}.yaml")
+    for stack, stack_edits in edits.items():
+        path = tmp / f"Pulumi.{stack}.yaml"
+        document = yaml.safe_load(path.read_text())
+        for edit in stack_edits:
+            before = copy.deepcopy(document)
+            edit(document["config"])
+            assert document != before, "each edit must change the stack file"
+        path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return tmp
+
+
 def plan_edited(stack: str, edits: list[Edit], project: Path) -> Snapshot:
     """The example stack with `edits` applied to its config, planned from `project`."""
-    project.mkdir()
-    shutil.copy(REPO / "Pulumi.yaml", project)
-    for other in REPO.glob("Pulumi.*.yaml"):  # referenced stacks plan from here too
-        shutil.copy(other, project)
-    path = project / f"Pulumi.{stack}.yaml"
-    document = yaml.safe_load(path.read_text())
-    for edit in edits:
-        before = copy.deepcopy(document)
-        edit(document["config"])
-        assert document != before, "each edit must change the stack file"
-    path.write_text(yaml.safe_dump(document, sort_keys=False))
-    return plan_stack(stack, project)
+    return plan_stack(stack, project_with(project, {stack: edits}))
 
 
 def changed(stack: str, edit: Edit, tmp: Path, *, deployed: Edit | None = None) -> Lifecycle:
@@ -179,9 +191,19 @@ def test_a_driver_branch_bump_reruns_from_the_driver_on(tmp_path: Path) -> None:
     assert "environment.GPU_CI_DRIVER_RESULT" in wait.unknown
 
 
-def test_a_tool_pin_bump_reruns_the_tools_and_adopts_the_cluster(tmp_path: Path) -> None:
-    helm = {"version": "3.19.0", "sha256": "a" * 64}
-    result = changed("dev", lambda c: versions(c).update(helm=helm), tmp_path)
+@pytest.mark.parametrize(
+    ("tool", "pin"),
+    [
+        ("helm", {"version": "3.19.0", "sha256": "a" * 64}),
+        ("kind", {"version": "0.31.0", "sha256": "b" * 64}),
+    ],
+)
+def test_a_tool_pin_bump_reruns_the_tools_and_adopts_the_cluster(
+    tool: str, pin: dict[str, str], tmp_path: Path
+) -> None:
+    """A new kind binary manages the running cluster too: the cluster is made anew only
+    when the node image changes (its own row)."""
+    result = changed("dev", lambda c: versions(c).update({tool: pin}), tmp_path)
     assert ops(result) == {
         "update": (
             "host-0-tools",
@@ -190,6 +212,7 @@ def test_a_tool_pin_bump_reruns_the_tools_and_adopts_the_cluster(tmp_path: Path)
             "cluster-cluster-ready",
         )
     }
+    assert all(f.replace_because == () for f in result.changed)
 
 
 def test_a_node_image_bump_replaces_the_cluster_and_everything_on_it(tmp_path: Path) -> None:
@@ -239,22 +262,6 @@ def test_a_new_gpu_layout_replaces_the_cluster_on_purpose(tmp_path: Path) -> Non
     )
     assert sorted(found["replace"][3:]) == sorted([*PLATFORM, *["platform-checks-reader"] * 2])
     assert replacements(result) == NEW_CLUSTER
-
-
-def test_a_kind_bump_reruns_the_tools_and_adopts_the_cluster(tmp_path: Path) -> None:
-    """A new kind binary manages the running cluster: the cluster is made anew only when
-    the node image changes (its own row)."""
-    kind = {"version": "0.31.0", "sha256": "b" * 64}
-    result = changed("dev", lambda c: versions(c).update(kind=kind), tmp_path)
-    assert ops(result) == {
-        "update": (
-            "host-0-tools",
-            "host-0-verify",
-            "cluster-nvkind-cluster",
-            "cluster-cluster-ready",
-        )
-    }
-    assert all(f.replace_because == () for f in result.changed)
 
 
 def test_adding_an_ssh_key_updates_the_keys_step_and_never_the_vm(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from stacks.offline.lifecycle import PROVIDER, UNKNOWN, Lifecycle, classify, kee
 from stacks.offline.replacement_rules import RULES, load_rules
 from stacks.offline.snapshot import Snapshot
 from tests.stacks.offline.test_day2 import base_plan
+from tests.stacks.offline.test_engine_offline import _resource as engine_resource
 
 Outcome = dict[tuple[str, str], tuple[str, tuple[str, ...], bool]]
 
@@ -190,19 +191,8 @@ def test_keeps_name_without_or_with_unknown_metadata() -> None:
 
 
 def _resource(urn: str, type_: str, name: str, **inputs: Any) -> dict[str, Any]:
-    return {
-        "urn": urn,
-        "type": type_,
-        "name": name,
-        "parent": "",
-        "custom": True,
-        "dependencies": [],
-        "propertyDependencies": {},
-        "inputs": inputs,
-        "options": {"provider": "", "ignoreChanges": [], "replaceOnChanges": []},
-        "aliases": [],
-        "secretDigests": {},
-    }
+    """A hand-made snapshot resource (`test_engine_offline`'s) under the given URN."""
+    return {**engine_resource(name, type_, **inputs), "urn": urn}
 
 
 def _provider(name: str, urn: str = "", kubeconfig: str = "cfg") -> dict[str, Any]:

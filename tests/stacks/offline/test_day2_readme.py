@@ -12,7 +12,6 @@ ROWS: dict[str, list[str]] = {
     "`host.versions.toolkit`, `driverBranch`, `kind`, `kubectl`, `helm`": [
         "test_day2:test_a_toolkit_bump_updates_that_step_and_the_ones_after_in_place",
         "test_day2:test_a_driver_branch_bump_reruns_from_the_driver_on",
-        "test_day2:test_a_kind_bump_reruns_the_tools_and_adopts_the_cluster",
         "test_day2:test_a_tool_pin_bump_reruns_the_tools_and_adopts_the_cluster",
     ],
     "`cluster.nodeImage`, the GPU layout (`cluster.gpus`), `host.versions.nvkind`": [

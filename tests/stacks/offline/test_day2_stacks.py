@@ -9,17 +9,14 @@ every delete-first flag.
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from stacks.offline.generations import export_identities, generations
 from stacks.offline.lifecycle import PROVIDER, Lifecycle, classify
-from stacks.offline.plan import REPO, plan_run, plan_stack
+from stacks.offline.plan import plan_run, plan_stack
 from stacks.offline.snapshot import Snapshot, snapshot_of
-from tests.stacks.offline.test_day2 import PLATFORM, Edit, base_plan, ops
+from tests.stacks.offline.test_day2 import PLATFORM, Edit, base_plan, ops, project_with
 
 REMOTE_STEPS = (
     "host-0-cloud-init",
@@ -42,28 +39,6 @@ deployer), in the order they run."""
 ON_THE_CLUSTER = sorted([*PLATFORM, "platform-checks-reader", "platform-checks-reader"])
 """What runs on a cluster's Kubernetes provider in dev and apps-dev (the checks' reader is
 a ServiceAccount, a ClusterRole and a ClusterRoleBinding), sorted."""
-
-
-def project_with(
-    tmp: Path, edits: dict[str, list[Edit]], copies: dict[str, str] | None = None
-) -> Path:
-    """A copy of the example project with `edits` applied to the named stacks' config and
-    `copies` (new stack -> example stack) added as stack files."""
-    tmp.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "Pulumi.yaml", tmp)
-    for other in REPO.glob("Pulumi.*.yaml"):
-        shutil.copy(other, tmp)
-    for new, example in (copies or {}).items():
-        shutil.copy(REPO / f"Pulumi.{example}.yaml", tmp / f"Pulumi.{new}.yaml")
-    for stack, stack_edits in edits.items():
-        path = tmp / f"Pulumi.{stack}.yaml"
-        document = yaml.safe_load(path.read_text())
-        for edit in stack_edits:
-            before = copy.deepcopy(document)
-            edit(document["config"])
-            assert document != before, "each edit must change the stack file"
-        path.write_text(yaml.safe_dump(document, sort_keys=False))
-    return tmp
 
 
 def fates(result: Lifecycle) -> dict[str, list[tuple[str, tuple[str, ...], bool]]]:
@@ -138,8 +113,7 @@ def test_a_secret_rotated_in_a_renamed_stack_still_shows(tmp_path: Path) -> None
     # Each scale set's GitHub App Secret: its data is immutable to pulumi-kubernetes, and
     # its name stays, so the old one is deleted first.
     assert secrets and all(
-        value == ("replace", ("stringData",), True)
-        for value in secrets.values()
+        value == ("replace", ("stringData",), True) for value in secrets.values()
     ), secrets
 
 
