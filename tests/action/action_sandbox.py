@@ -33,6 +33,19 @@ ARCHIVE = f"pulumi-v{VERSION}-linux-{ARCH}.tar.gz"
 SDK_URL = "https://get.pulumi.com/releases/sdk"
 EXTRA_REAL = ("ln", "tee", "uname")
 
+DEFAULT_INPUTS = {
+    "INPUT_CLUSTER_NAME": "kind",
+    "INPUT_SERVICE": "kind",
+    "INPUT_ACCELERATOR": "a10",
+    "INPUT_INTENT": "training",
+    "INPUT_PLATFORM": "kubeflow",
+    "INPUT_DEPLOY_PLATFORM": "true",
+    "INPUT_GPUS": "all",
+    "INPUT_CDI": "false",
+    "INPUT_PULUMI_VERSION": VERSION,
+}
+"""The variables action.yml passes the configure step, at the defaults the tests use."""
+
 KIND_STUB = """#!/bin/bash
 # `kind load docker-image` for the action's tests; everything else is the host stub's.
 if [ "$1" = load ]; then
@@ -159,15 +172,7 @@ class ActionSandbox:
     # --- running a step ------------------------------------------------------------------
     def env(self, **inputs: str) -> dict[str, str]:
         values = {
-            "INPUT_CLUSTER_NAME": "kind",
-            "INPUT_SERVICE": "kind",
-            "INPUT_ACCELERATOR": "a10",
-            "INPUT_INTENT": "training",
-            "INPUT_PLATFORM": "kubeflow",
-            "INPUT_DEPLOY_PLATFORM": "true",
-            "INPUT_GPUS": "all",
-            "INPUT_CDI": "false",
-            "INPUT_PULUMI_VERSION": VERSION,
+            **DEFAULT_INPUTS,
             **self.inputs,
             **{f"INPUT_{k.upper()}": v for k, v in inputs.items()},
         }

@@ -210,11 +210,7 @@ def test_destroy_drops_the_contents_then_deletes_the_cluster(runner: ActionSandb
     assert "cluster kind destroyed" in destroy.stderr
 
 
-def test_destroy_without_an_up_has_nothing_to_do(runner: ActionSandbox) -> None:
-    destroy = runner.run("destroy")
-    assert destroy.returncode == 0, destroy.stderr
-    assert "nothing to destroy" in destroy.stderr
-    assert destroy.calls == []
+# destroy without a cluster: test_action_inputs.py.
 
 
 def test_a_failed_destroy_is_annotated(runner: ActionSandbox) -> None:

@@ -7,14 +7,23 @@
 # depends on it), rather than uninstalled release by release; `pulumi destroy` then runs
 # the cluster's own delete step (`kind delete cluster`, its state and kubeconfig). Host
 # packages stay, as for every `local` stack. Nothing to destroy (no `up` ran, or it failed
-# before creating the stack) is not an error.
+# before creating the stack) is no error: one warning names the cluster looked for.
+# Environment (action.yml): GPU_CI_WORK, INPUT_CLUSTER_NAME (the cluster-name, resolved).
 GPU_CI_STEP=destroy
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cluster="${INPUT_CLUSTER_NAME:-${GPU_CI_WORK##*/}}"
+
+# nothing_to_destroy WHY: a warning (once) naming the cluster looked for; exit 0.
+nothing_to_destroy() {
+  annotate warning "$GPU_CI_STEP" "no cluster '$cluster' to destroy: $1; nothing was \
+destroyed (command: destroy deletes the cluster that an up with the same cluster-name made \
+earlier in this job)"
+  exit 0
+}
 
 if [ ! -f "$GPU_CI_WORK/env" ] || [ ! -f "$GPU_CI_WORK/plan.env" ] || [ ! -d "$GPU_CI_WORK/state" ]; then
-  log "no cluster was set up by this job under $GPU_CI_WORK; nothing to destroy"
-  exit 0
+  nothing_to_destroy "no up of this action set one up in this job (nothing under $GPU_CI_WORK)"
 fi
 load_env
 load_env "$GPU_CI_WORK/plan.env"
@@ -25,8 +34,7 @@ pulumi=("$GPU_CI_PULUMI" --non-interactive --cwd "$GPU_CI_PROJECT")
 
 "${pulumi[@]}" login "file://$GPU_CI_WORK/state" >&2 || die "pulumi login file://$GPU_CI_WORK/state failed"
 if ! "${pulumi[@]}" stack select "$stack" >&2; then
-  log "stack $stack was never created; nothing to destroy"
-  exit 0
+  nothing_to_destroy "this job's up stopped before it made the cluster"
 fi
 
 if [ -n "$GPU_CI_K8S_PROVIDER_URN" ]; then

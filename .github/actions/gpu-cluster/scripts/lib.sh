@@ -26,14 +26,25 @@ gpu_ci_on_error() {
   die "command failed (exit $1): $2" "$1"
 }
 
-# annotate LEVEL STEP MESSAGE: a workflow command (`::error` or `::warning`) titled after
-# the step; % CR LF escaped so that a multi-line cause stays one annotation.
-annotate() {
-  local message="$3"
+# annotation LEVEL TITLE MESSAGE: a workflow command (`::error` or `::warning`); % CR LF
+# escaped so that a multi-line cause stays one annotation (and a value given to the action
+# cannot start a workflow command of its own), and `:` `,` in the title, a property.
+annotation() {
+  local title="$2" message="$3"
   message="${message//'%'/%25}"
   message="${message//$'\r'/%0D}"
   message="${message//$'\n'/%0A}"
-  printf '::%s title=gpu-ci step %s::%s\n' "$1" "$2" "$message"
+  title="${title//'%'/%25}"
+  title="${title//$'\r'/%0D}"
+  title="${title//$'\n'/%0A}"
+  title="${title//:/%3A}"
+  title="${title//,/%2C}"
+  printf '::%s title=%s::%s\n' "$1" "$title" "$message"
+}
+
+# annotate LEVEL STEP MESSAGE: an annotation titled after the step.
+annotate() {
+  annotation "$1" "gpu-ci step $2" "$3"
 }
 
 # die CAUSE [EXIT_CODE]: fail naming the step, in the log and as an annotation.
