@@ -43,9 +43,10 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def _runs_pulumi(step: dict[str, Any]) -> bool:
-    return str(step.get("uses", "")).startswith(PULUMI_ACTION) or bool(
-        PULUMI_RUN.search(str(step.get("run", "")))
-    )
+    """The step runs Pulumi on a stack (pulumi/actions without `command` only installs it)."""
+    if str(step.get("uses", "")).startswith(PULUMI_ACTION):
+        return bool((step.get("with") or {}).get("command"))
+    return bool(PULUMI_RUN.search(str(step.get("run", ""))))
 
 
 def _may_be_arc(step: dict[str, Any]) -> bool:
