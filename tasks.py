@@ -1,21 +1,24 @@
 """Set up and run the project with nothing but Python 3.11+.
 
-    python3 tasks.py plan [STACK] [ARGS]   create .venv, install the locked dependencies, plan
-                                           STACK offline (default: dev); ARGS go to
+    python3 tasks.py plan [STACK] [ARGS]   create .venv, install the program's locked dependencies,
+                                           plan STACK offline (default: dev); ARGS go to
                                            `python -m stacks plan` (--json FILE, --quiet, ...)
-    python3 tasks.py test [ARGS]           the same set-up, then ruff, mypy and the whole test
-                                           suite; ARGS go to pytest (-k EXPR, a test path, ...)
-    python3 tasks.py bench [ARGS]          the same set-up, then the benchmarks in bench/
+    python3 tasks.py test [ARGS]           the set-up with the tools too, then ruff, mypy and the
+                                           whole test suite; ARGS go to pytest (-k EXPR, a path)
+    python3 tasks.py bench [ARGS]          plan's set-up, then the benchmarks in bench/
                                            (minutes; ARGS go to bench/plan_wall.py)
-    python3 tasks.py lock [ARGS]           the same set-up, then regenerate the lock files from
+    python3 tasks.py lock [ARGS]           test's set-up, then regenerate the lock files from
                                            requirements*.in (network; ARGS go to `uv pip compile`)
-    python3 tasks.py mutate [MODULE...]    the same set-up, then mutation testing (mutmut) of each
+    python3 tasks.py mutate [MODULE...]    test's set-up, then mutation testing (mutmut) of each
                                            MODULE (default: every one of MUTATION_TESTS) against
                                            the tests that exercise it (long: not in `test` or CI)
 
 `python3 tasks.py TASK --help` says what the task runs without running it. The set-up installs
-the lock requirements-dev.txt (every transitive dependency pinned, each file hash-checked:
-`pip install --require-hashes`); it runs again only when a requirements file changed.
+a lock (every transitive dependency pinned, each file hash-checked: `pip install
+--require-hashes`), saying how many packages and about how much, with pip's own progress
+after it: for plan and bench the runtime lock requirements.txt (what Pulumi installs), for
+the others the dev lock requirements-dev.txt, which holds it and adds the tools. It runs again
+only when a requirements file changed, or a task needs the tools that .venv lacks.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import venv
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,7 +46,22 @@ STAMP = VENV / ".requirements.sha256"
 # requirements.txt keeps the name Pulumi's pip toolchain installs (Pulumi.yaml, `virtualenv`);
 # the dev lock is constrained to it, so both agree on every runtime version.
 LOCKS = {"requirements.txt": "requirements.in", "requirements-dev.txt": "requirements-dev.in"}
-INSTALLED_LOCK = "requirements-dev.txt"
+RUNTIME_LOCK, DEV_LOCK = LOCKS  # the dev lock holds the runtime lock unchanged
+# What each task's set-up installs: a plan or a benchmark imports only the program's runtime
+# lock (what Pulumi itself installs); the others need the tools of the dev lock too (pytest,
+# ruff, mypy, uv, mutmut). A .venv that has the dev lock has the runtime one: `plan` after
+# `test` installs nothing, `test` after `plan` only what the dev lock adds.
+TASK_LOCK = {
+    "plan": RUNTIME_LOCK,
+    "bench": RUNTIME_LOCK,
+    "test": DEV_LOCK,
+    "lock": DEV_LOCK,
+    "mutate": DEV_LOCK,
+}
+# What each lock's packages take on disk once installed: the sizes of the files their RECORDs
+# list, measured on Linux x86_64 with Python 3.11 (pulumi-oci alone is ~330 MB of it). Only a
+# figure for the set-up to announce; tests/test_tasks_setup.py re-measures it in .venv.
+INSTALLED_MB = {RUNTIME_LOCK: 470, DEV_LOCK: 680}
 REQUIREMENTS = (*LOCKS.values(), *LOCKS)
 # The CI machine's interpreter: the oldest the project supports. `--universal` resolves for
 # every platform and Python >= this one, markers kept, so one lock serves CI and newcomers.
@@ -131,26 +151,93 @@ def _digest() -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def setup() -> None:
-    if STAMP.exists() and STAMP.read_text() == _digest():
+def locked_packages(lock_file: str) -> dict[str, bool]:
+    """The packages a lock pins, by name, each with whether a marker limits it to some
+    platforms or Pythons (read with the standard library: it runs before .venv exists)."""
+    packages: dict[str, bool] = {}
+    for line in (ROOT / lock_file).read_text().splitlines():
+        if line[:1].isalnum():  # an entry; its hashes and `# via` notes are indented
+            name = re.split(r"[^A-Za-z0-9._-]", line, maxsplit=1)[0]
+            packages[re.sub(r"[-_.]+", "-", name).lower()] = ";" in line
+    return packages
+
+
+def installed_lock() -> tuple[str, str] | None:
+    """(the requirements digest, the lock) .venv was last set up with, if it was.
+
+    The stamp is the digest, then the lock unless it is the dev lock (which older versions
+    of tasks.py always installed); one that names no lock of LOCKS is no record.
+    """
+    if not STAMP.exists():
+        return None
+    digest, _, lock_file = STAMP.read_text().strip().partition(" ")
+    lock_file = lock_file or DEV_LOCK
+    return (digest, lock_file) if lock_file in LOCKS else None
+
+
+def _covers(installed: str, wanted: str) -> bool:
+    return installed in (wanted, DEV_LOCK)  # the dev lock holds the runtime one
+
+
+def say(line: str) -> None:
+    """A line of the set-up's own, before pip's (flushed, so it never lands after them)."""
+    print(f"tasks.py: {line}", flush=True)
+
+
+def setup(wanted: str = DEV_LOCK) -> None:
+    """Make .venv hold the lock `wanted` (or the dev lock, which holds the runtime one).
+
+    Says each phase and how much it installs; pip's own output follows (a line per package
+    collected and downloaded, then what it installed), with a progress bar per download on a
+    terminal and none in a log (`--progress-bar off` when stdout is not a terminal).
+    """
+    stamp = installed_lock()
+    digest = _digest()
+    if stamp and stamp[0] == digest and _covers(stamp[1], wanted):
         return
     if sys.version_info < (3, 11):  # noqa: UP036  (a newcomer may run an older python3)
         sys.exit(f"gpu-ci needs Python 3.11 or newer, not {sys.version.split()[0]}")
-    print(f"setting up .venv (the hash-checked lock {INSTALLED_LOCK}) ...", flush=True)
+    started = time.monotonic()
+    # A .venv that had the dev lock keeps all of it: a changed lock updates every tool too.
+    lock_file = DEV_LOCK if stamp and _covers(stamp[1], DEV_LOCK) else wanted
+    packages = locked_packages(lock_file)
     if not (BIN / "python").exists():  # an existing one is updated in place: pip install
+        say(f"creating the virtualenv .venv (Python {sys.version.split()[0]}, with pip)")
         venv.EnvBuilder(with_pip=True).create(VENV)
+    elif stamp and stamp[0] != digest:
+        say(f"a requirements file changed since .venv was set up ({stamp[1]}): updating it")
+    elif not stamp:
+        say("installing into the existing .venv (tasks.py has not set it up before)")
+    some = sum(packages.values())
+    say(
+        f"installing {len(packages)} packages from {lock_file} "
+        f"({f'{some} of them only on some platforms or Pythons; ' if some else ''}"
+        f"about {INSTALLED_MB[lock_file]} MB installed, as measured on Linux x86_64), "
+        "each file hash-checked: pip install --require-hashes"
+    )
+    if stamp and stamp[1] != lock_file:
+        added = len(packages.keys() - locked_packages(stamp[1]).keys())
+        more_mb = INSTALLED_MB[lock_file] - INSTALLED_MB[stamp[1]]
+        say(
+            f".venv has {stamp[1]} already: {added} of them are new (about {more_mb} MB), "
+            "and pip skips those that are current"
+        )
     run(
         BIN / "python",
         "-m",
         "pip",
         "install",
-        "--quiet",
         "--disable-pip-version-check",
+        *([] if sys.stdout.isatty() else ["--progress-bar", "off"]),
         "--require-hashes",
         "-r",
-        INSTALLED_LOCK,
+        lock_file,
     )
-    STAMP.write_text(_digest())
+    # The dev lock's stamp is the digest alone, as older versions of tasks.py wrote it: each
+    # version reads the other's stamps right (to an older one, a runtime stamp is stale).
+    STAMP.write_text(digest if lock_file == DEV_LOCK else f"{digest} {lock_file}")
+    more = f"; `python3 tasks.py test` adds {DEV_LOCK}" if lock_file == RUNTIME_LOCK else ""
+    say(f".venv is set up with {lock_file} in {time.monotonic() - started:.0f} s{more}")
 
 
 def lock(extra: list[str]) -> None:
@@ -433,7 +520,7 @@ def main(argv: list[str]) -> None:
     if any(a in ("-h", "--help") for a in argv[1:2]):
         print(TASK_HELP[task])
         return
-    setup()
+    setup(TASK_LOCK[task])
     python = BIN / "python"
     if task == "plan":
         rest = argv[1:]

@@ -1,0 +1,305 @@
+"""tasks.py's set-up says what it installs and lets pip show its progress (issue 27, item 8).
+
+In-process, with the virtualenv builder and the commands replaced: each phase's line, pip's
+output left alone (no `--quiet`, nothing captured), no progress bars in a log, and which lock
+each task installs, .venv's stamp recording it so a later task adds only what it lacks.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import platform
+import re
+import subprocess
+import sys
+import venv
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from packaging.utils import canonicalize_name
+
+import tasks
+from tests.test_dependency_lock import read_lock
+
+RUNTIME, DEV = "requirements.txt", "requirements-dev.txt"
+QUIET = re.compile(r"-q+|--quiet|--progress-bar=off")
+
+
+class Stdout(io.StringIO):
+    """sys.stdout for a test: a terminal or not, each line kept in one log with the commands."""
+
+    def __init__(self, log: list[object], *, terminal: bool) -> None:
+        super().__init__()
+        self.log, self.terminal = log, terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+    def write(self, text: str) -> int:
+        self.log.extend(line for line in text.splitlines() if line)
+        return len(text)
+
+
+class Machine:
+    """A machine for tasks.setup(): .venv under tmp_path, each command recorded, not run.
+
+    Made in the test itself, not in a fixture: pytest points sys.stdout at its own capture
+    again between a fixture's set-up and the test.
+    """
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, terminal: bool):
+        self.log: list[object] = []  # printed lines (str) and commands (tuple) in order
+        self.venv = tmp_path / ".venv"
+        monkeypatch.setattr(tasks, "VENV", self.venv)
+        monkeypatch.setattr(tasks, "BIN", self.venv / "bin")
+        monkeypatch.setattr(tasks, "STAMP", self.venv / ".requirements.sha256")
+        monkeypatch.setattr(sys, "stdout", Stdout(self.log, terminal=terminal))
+        monkeypatch.setattr(tasks, "run", lambda *argv: self.log.append(tuple(map(str, argv))))
+        machine = self
+
+        class Builder:
+            def __init__(self, **options: object) -> None:
+                assert options == {"with_pip": True}
+
+            def create(self, folder: Path) -> None:
+                machine.log.append(("venv", str(folder)))
+                (folder / "bin").mkdir(parents=True)
+                (folder / "bin" / "python").write_text("")
+
+        monkeypatch.setattr(venv, "EnvBuilder", Builder)
+
+    def set_up(self, lock: str, stamp: str) -> None:
+        """A .venv that exists, its stamp `stamp` ("" for none)."""
+        (self.venv / "bin").mkdir(parents=True)
+        (self.venv / "bin" / "python").write_text("")
+        if stamp:
+            tasks.STAMP.write_text(stamp)
+
+    def commands(self) -> list[tuple[str, ...]]:
+        return [entry for entry in self.log if isinstance(entry, tuple)]
+
+    def lines(self) -> list[str]:
+        return [entry for entry in self.log if isinstance(entry, str)]
+
+    def pip(self) -> tuple[str, ...]:
+        (argv,) = [c for c in self.commands() if c[1:4] == ("-m", "pip", "install")]
+        return argv
+
+
+def installing(lock: str) -> str:
+    """The line that says how much the set-up installs from `lock`, from the lock itself."""
+    entries = read_lock(lock)
+    marked = sum(1 for entry in entries.values() if entry.marker)
+    some = f"{marked} of them only on some platforms or Pythons; " if marked else ""
+    return (
+        f"tasks.py: installing {len(entries)} packages from {lock} ({some}about "
+        f"{tasks.INSTALLED_MB[lock]} MB installed, as measured on Linux x86_64), each file "
+        "hash-checked: pip install --require-hashes"
+    )
+
+
+def test_a_fresh_plan_says_each_phase_before_pip_speaks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    machine = Machine(tmp_path, monkeypatch, terminal=False)
+    tasks.setup(RUNTIME)
+    python = sys.version.split()[0]
+    pip = machine.pip()
+    assert machine.log[:4] == [
+        f"tasks.py: creating the virtualenv .venv (Python {python}, with pip)",
+        ("venv", str(machine.venv)),
+        installing(RUNTIME),
+        pip,
+    ]
+    (done,) = machine.log[4:]
+    assert isinstance(done, str)
+    assert re.fullmatch(
+        rf"tasks\.py: \.venv is set up with {RUNTIME} in \d+ s; "
+        rf"`python3 tasks\.py test` adds {DEV}",
+        done,
+    )
+    assert pip[0] == str(machine.venv / "bin" / "python")
+    assert "--require-hashes" in pip and pip[pip.index("-r") + 1] == RUNTIME
+    assert tasks.STAMP.read_text() == f"{tasks._digest()} {RUNTIME}"
+
+
+def test_the_count_and_size_lines_are_the_locks() -> None:
+    """The stdlib reading of a lock (tasks.py runs before .venv) agrees with `packaging`'s."""
+    for lock in tasks.LOCKS:
+        entries = read_lock(lock)
+        packages = tasks.locked_packages(lock)
+        assert set(packages) == set(entries)
+        assert {n for n, marked in packages.items() if marked} == {
+            n for n, e in entries.items() if e.marker
+        }
+    assert sum(tasks.locked_packages(DEV).values()) > 0  # the dev lock has markers to count
+    assert tasks.INSTALLED_MB[RUNTIME] < tasks.INSTALLED_MB[DEV]
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_pip_is_never_quiet_and_draws_bars_only_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, terminal: bool
+) -> None:
+    machine = Machine(tmp_path, monkeypatch, terminal=terminal)
+    tasks.setup()
+    pip = machine.pip()
+    assert not [arg for arg in pip if QUIET.fullmatch(arg)]
+    if terminal:
+        assert "--progress-bar" not in pip  # pip's default: a bar per download
+    else:
+        assert pip[pip.index("--progress-bar") + 1] == "off"
+    assert machine.lines()[1] == installing(DEV)
+
+
+def test_a_command_writes_to_the_terminal_uncaptured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tasks.run (pip's runner) leaves stdout and stderr to the command."""
+    seen: list[dict[str, object]] = []
+
+    def fake_run(argv: list[str], **options: object) -> subprocess.CompletedProcess[bytes]:
+        seen.append(options)
+        return subprocess.CompletedProcess(argv, 0)
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    tasks.run("pip", "install")
+    (options,) = seen
+    assert not {"stdout", "stderr", "capture_output"} & set(options)
+
+
+@pytest.mark.parametrize(
+    ("task", "lock"),
+    [("plan", RUNTIME), ("bench", RUNTIME), ("test", DEV), ("lock", DEV), ("mutate", DEV)],
+)
+def test_each_task_installs_what_it_imports(
+    monkeypatch: pytest.MonkeyPatch, task: str, lock: str
+) -> None:
+    wanted: list[str] = []
+    monkeypatch.setattr(tasks, "setup", lambda *args: wanted.extend(args))
+    for name in ("run", "lint_tools", "lock", "mutate"):
+        monkeypatch.setattr(tasks, name, lambda *args: None)
+    tasks.main([task])
+    assert wanted == [lock]
+    assert set(tasks.TASK_LOCK) == set(tasks.TASK_HELP)
+
+
+def test_the_runtime_lock_is_all_a_plan_or_a_benchmark_imports() -> None:
+    """No module a plan or a benchmark can reach imports a package only the dev lock has
+    (policy/__main__.py is the pulumi-policy pack's, run by the CLI in its own virtualenv)."""
+    dev_only = set(read_lock(DEV)) - set(read_lock(RUNTIME))
+    tools = {
+        module
+        for module, dists in metadata.packages_distributions().items()
+        if {canonicalize_name(dist) for dist in dists} & dev_only
+    }
+    assert {"pytest", "mypy", "hypothesis", "mutmut", "pulumi_policy"} <= tools
+    root = Path(tasks.__file__).resolve().parent
+    imports = re.compile(r"^\s*(?:from|import)\s+(\w+)", re.MULTILINE)
+    offenders = {
+        (path.relative_to(root).as_posix(), module)
+        for folder in ("stacks", "components", "core", "recipes", "policy", "bench")
+        for path in (root / folder).rglob("*.py")
+        if path.relative_to(root).as_posix() != "policy/__main__.py"
+        for module in imports.findall(path.read_text())
+        if module in tools
+    }
+    assert not offenders
+
+
+@pytest.mark.parametrize(
+    ("stamp", "wanted"),
+    [
+        ("{digest}", DEV),  # an older tasks.py's stamp: it installed the dev lock
+        ("{digest}", RUNTIME),  # a plan after `test`
+        ("{digest} requirements.txt", RUNTIME),  # a second plan
+    ],
+)
+def test_a_venv_that_has_the_lock_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stamp: str, wanted: str
+) -> None:
+    machine = Machine(tmp_path, monkeypatch, terminal=False)
+    machine.set_up(wanted, stamp.format(digest=tasks._digest()))
+    tasks.setup(wanted)
+    assert machine.log == []
+
+
+def test_a_test_after_a_plan_adds_the_dev_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    machine = Machine(tmp_path, monkeypatch, terminal=False)
+    machine.set_up(RUNTIME, f"{tasks._digest()} {RUNTIME}")
+    tasks.setup(DEV)
+    added = len(set(read_lock(DEV)) - set(read_lock(RUNTIME)))
+    more = tasks.INSTALLED_MB[DEV] - tasks.INSTALLED_MB[RUNTIME]
+    assert machine.lines()[:2] == [
+        installing(DEV),
+        f"tasks.py: .venv has {RUNTIME} already: {added} of them are new (about {more} MB), "
+        "and pip skips those that are current",
+    ]
+    assert machine.pip()[-2:] == ("-r", DEV)
+    assert ("venv", str(machine.venv)) not in machine.log
+    assert tasks.STAMP.read_text() == tasks._digest()  # what older tasks.py versions read
+
+
+@pytest.mark.parametrize(
+    ("installed", "wanted", "updated"),
+    [(DEV, RUNTIME, DEV), (RUNTIME, RUNTIME, RUNTIME), (RUNTIME, DEV, DEV)],
+)
+def test_a_changed_requirements_file_updates_what_venv_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, installed: str, wanted: str, updated: str
+) -> None:
+    """A .venv with the tools keeps them up to date, even for a plan."""
+    machine = Machine(tmp_path, monkeypatch, terminal=False)
+    machine.set_up(installed, "0" * 64 if installed == DEV else f"{'0' * 64} {installed}")
+    tasks.setup(wanted)
+    assert machine.lines()[:2] == [
+        f"tasks.py: a requirements file changed since .venv was set up ({installed}): updating it",
+        installing(updated),
+    ]
+    assert machine.pip()[-2:] == ("-r", updated)
+
+
+@pytest.mark.parametrize("stamp", ["", "{digest} requirements-old.txt"])
+def test_a_venv_without_a_record_is_installed_into(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stamp: str
+) -> None:
+    machine = Machine(tmp_path, monkeypatch, terminal=False)
+    machine.set_up(RUNTIME, stamp.format(digest=tasks._digest()))
+    tasks.setup(RUNTIME)
+    assert machine.lines()[:2] == [
+        "tasks.py: installing into the existing .venv (tasks.py has not set it up before)",
+        installing(RUNTIME),
+    ]
+    assert machine.pip()[-2:] == ("-r", RUNTIME)
+
+
+def _installed_mb(names: set[str]) -> float:
+    """What the files of the installed distributions `names` take, by their RECORDs."""
+    sizes: dict[str, int] = {}
+    for dist in metadata.distributions():
+        if canonicalize_name(dist.metadata["Name"]) not in names:
+            continue
+        for file in dist.files or []:
+            path = os.path.realpath(file.locate())
+            if path not in sizes and os.path.isfile(path):
+                sizes[path] = os.path.getsize(path)
+    return sum(sizes.values()) / 1e6
+
+
+@pytest.mark.parametrize("lock", [RUNTIME, DEV])
+def test_the_announced_size_is_measured_here(lock: str) -> None:
+    """Linux x86_64 with the dev lock installed (CI): each lock's figure is within 15%."""
+    if (sys.platform, platform.machine()) != ("linux", "x86_64"):
+        pytest.skip("the figures are measured on Linux x86_64")
+    entries = {n: e for n, e in read_lock(lock).items() if e.applies_here()}
+    for name, entry in entries.items():
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            installed = None
+        if installed != entry.version:
+            pytest.skip(f"this environment is not {lock}'s ({name}: {installed})")
+    measured = _installed_mb(set(entries))
+    assert abs(tasks.INSTALLED_MB[lock] - measured) <= 0.15 * measured, (
+        f"{lock} takes {measured:.0f} MB here: set INSTALLED_MB in tasks.py"
+    )
