@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
-from tests.components.host.sandbox import Run
+from tests.components.host.sandbox import Run, Sandbox
 
 from .action_sandbox import ACTION, REPO, ActionSandbox
 
@@ -64,8 +67,15 @@ def test_the_first_run_makes_the_virtualenv_and_links_it(runner: ActionSandbox) 
     assert first.calls == [
         f"python -m venv {venv}",
         "venv-python -m pip install --quiet --disable-pip-version-check --no-input "
-        f"-r {program}/requirements.txt",
+        f"-r {venv}/requirements.txt",
     ]
+    # the lock less pulumi-oci's entry (its name, hashes and `# via` lines), nothing else
+    installed = (venv / "requirements.txt").read_text().splitlines()
+    lock = (program / "requirements.txt").read_text().splitlines()
+    start = next(i for i, line in enumerate(lock) if line.startswith("pulumi-oci=="))
+    end = next(i for i in range(start + 1, len(lock)) if not lock[i][:1].isspace())
+    assert installed == lock[:start] + lock[end:]
+    assert end - start >= 3 and not any(line.startswith("pulumi-oci") for line in installed)
     assert (program / ".venv").resolve() == venv.resolve()  # what Pulumi.yaml names
     assert (venv / ".gpu-ci-key").read_text() == key
 
@@ -112,3 +122,28 @@ def test_a_virtualenv_of_the_checkout_is_not_replaced(runner: ActionSandbox) -> 
     done = run(runner, program, "python-env", python)
     assert done.returncode == 1
     assert "is not the action's virtualenv; remove it" in done.stderr
+
+
+_WITHOUT_OCI = """
+import runpy, sys
+sys.modules["pulumi_oci"] = None  # as in the action's virtualenv: not installed
+sys.argv = ["stacks", *sys.argv[1:]]
+runpy.run_module("stacks", run_name="__main__")
+"""
+
+
+def test_the_actions_stack_plans_without_pulumi_oci(tmp_path_factory: Any) -> None:
+    """What python-env leaves out is never imported by the stack the action writes."""
+    runner = ActionSandbox(Sandbox(tmp_path_factory.mktemp("no-oci")))
+    for step in ("prepare", "configure"):
+        assert runner.run(step).returncode == 0, step
+    project = ["--project-dir", str(runner.project)]
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_OCI, "plan", "gpu-cluster-kind", "--quiet", *project],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("gpu-ci/gpu-cluster-kind: ")
