@@ -4,6 +4,8 @@
   component in deployment order, namespaces, manifests, runtime patches and checks;
   `plan_platform` computes the same plan without Pulumi.
 - `overrides`: PlatformOverrides, stack config's `comp:path=val` / `comp:enabled=false`.
+- `chart_values`: which values paths the pinned chart knows (`recipes/chart-values/`), so a
+  misspelt `set` path is a config error rather than a silently ignored value.
 - `runtime_patch`: the Kubeflow Trainer runtimeClassName + /dev/shm hotfix as SSA patches.
 - `check_plan`, `check_jobs`, `deployment_checks`: deployment checks as Jobs (GPU smoke Job,
   expected resources).

@@ -83,7 +83,7 @@ class PlatformOverrides(BaseModel):
         """aicr `--set comp:path=val` strings, applied in order (a later one wins)."""
         found: dict[str, ComponentOverride] = {}
         for item in items:
-            component, path, value = _split_set(item)
+            component, path, value = split_set(item)
             old = found.get(component, ComponentOverride())
             if path == [ENABLED]:
                 found[component] = old.model_copy(update={"enabled": _switch(item, value)})
@@ -162,7 +162,9 @@ class PlatformOverrides(BaseModel):
             )
 
 
-def _split_set(item: Any) -> tuple[str, list[str], str]:
+def split_set(item: Any) -> tuple[str, list[str], str]:
+    """(component, values path, value text) of one `COMPONENT:PATH=VALUE` string: the path
+    split at unescaped dots, `\\.` kept as a dot inside a key."""
     text = str(item)
     usage = f"platform override {text!r}: expected COMPONENT:PATH=VALUE"
     component, colon, rest = text.partition(":")

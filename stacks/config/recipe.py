@@ -1,9 +1,10 @@
 """The recipe a stack's `gpu-ci:platform` asks for, resolved while the config is checked.
 
 `prepare_platform` (for a valid config) and `recipe_problems` (for one invalid elsewhere)
-load the catalogs, resolve the recipe and check the overrides before any resource
-registers, so what the recipe refuses is reported at its full config key with every
-other problem. Nothing here needs a provider SDK.
+load the catalogs, resolve the recipe and check the overrides (their components, and each
+`set` path against the pinned chart's values: `components/platform/chart_values.py`)
+before any resource registers, so what the recipe refuses is reported at its full config
+key with every other problem. Nothing here needs a provider SDK.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from components.host.compat import RULES, Report, Rule, check
 from components.host.versions_config import combination
 from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
+from components.platform.chart_values import set_problems
 from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.platform_config import PlatformConfig
 from components.platform.release_plan import dangling_names
@@ -121,6 +123,12 @@ def resolve_recipe(
                 for index, item in enumerate(platform.set)
                 if item.partition(":")[0].strip() == component
             ]
+    named = {p.key for p in problems}
+    problems += [  # a values path the pinned chart does not know (one problem per entry)
+        Problem(f"{PLATFORM}.set[{index}]", message)
+        for index, message in set_problems(platform.set, recipe)
+        if f"{PLATFORM}.set[{index}]" not in named
+    ]
     if problems:
         return None, problems
     for dangling in dangling_names(catalog, recipe, overrides):  # at the switch that made it
