@@ -100,6 +100,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/config/loader.py": (*_CONFIG_TESTS, "tests/stacks/offline/test_stack_file_yaml.py"),
     "stacks/config/param_keys.py": _CONFIG_TESTS,
     "stacks/config/param_problems.py": _CONFIG_TESTS,
+    "stacks/config/namespaces.py": _CONFIG_UNIT_TESTS,
     "stacks/config/problems.py": _CONFIG_UNIT_TESTS,
     "stacks/config/recipe.py": _CONFIG_UNIT_TESTS,
     "stacks/config/reference.py": _CONFIG_UNIT_TESTS,

@@ -7,29 +7,45 @@ the offline plan builds the same map from `Pulumi.<stack>.yaml`. Both go through
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args, get_origin
 
+import pulumi
 from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 
 from components.config_base import CREDENTIAL_FILE
 from core.errors import GpuCiError
+from stacks.config.namespaces import check_other_keys
 from stacks.config.problems import Problem, _unwrap, holds_credential, problems_from
 from stacks.config.recipe import recipe_problems
 from stacks.config.stack import NAMESPACE, StackConfig
 
 
 class ConfigError(GpuCiError):
-    """The stack config has problems; the message lists every one by its key."""
+    """The stack config has problems; the message lists every one by its key.
 
-    def __init__(self, stack: str, problems: list[Problem], *, late: bool = False) -> None:
+    `warnings` (keys nothing reads) come in the message, after the problems: a config that
+    fails is not run, so they would not be logged."""
+
+    def __init__(
+        self,
+        stack: str,
+        problems: list[Problem],
+        *,
+        late: bool = False,
+        warnings: Sequence[str] = (),
+    ) -> None:
         self.problems = problems
+        self.warnings = list(warnings)
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
-        lines = [f"stack {stack!r}: invalid {NAMESPACE} config ({count}):"]
+        ours = all(p.key.split(":")[0] == NAMESPACE for p in problems)
+        lines = [f"stack {stack!r}: invalid {f'{NAMESPACE} ' if ours else ''}config ({count}):"]
         lines += ["  - " + str(p).replace("\n", "\n    ") for p in problems]
+        lines += [f"warning: {w}" for w in self.warnings]
         # `late`: found while resources registered, by a rule no check before them ran.
         done = "Resources registered before this was found may exist. " if late else ""
         lines.append(
@@ -41,10 +57,12 @@ class ConfigError(GpuCiError):
 
 @dataclass(frozen=True)
 class RawConfig:
-    """The namespace's keys as Pulumi passes them: key (no namespace) -> parsed value."""
+    """The namespace's keys as Pulumi passes them: key (no namespace) -> parsed value;
+    and the keys of every other namespace (`oci:region`), checked against what reads them."""
 
     values: dict[str, Any]
     secret_keys: frozenset[str] = field(default_factory=frozenset)
+    other_keys: frozenset[str] = field(default_factory=frozenset)
 
 
 def _parse(value: Any) -> Any:
@@ -60,18 +78,21 @@ def _parse(value: Any) -> Any:
 def raw_from_flat(flat: Mapping[str, Any], secret_keys: set[str] | frozenset[str]) -> RawConfig:
     """Select this namespace's keys from a flat `namespace:key` map."""
     values: dict[str, Any] = {}
+    others: set[str] = set()
     for full_key, value in flat.items():
         namespace, _, key = full_key.partition(":")
         key = key.removeprefix("config:")  # the legacy `ns:config:key` form
         if namespace == NAMESPACE and key:
             values[key] = _parse(value)
+        elif namespace != NAMESPACE:
+            others.add(full_key)
     prefix = f"{NAMESPACE}:"
     secret = frozenset(
         prefix + k.removeprefix(prefix).removeprefix("config:")  # the legacy form, too
         for k in secret_keys
         if k.startswith(prefix)
     )
-    return RawConfig(values, secret)
+    return RawConfig(values, secret, frozenset(others))
 
 
 def _credentials_given(
@@ -196,7 +217,8 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
     `prepare`, with the parameter models)."""
     problems = _misplaced_secrets(raw)
     flagged = {p.key for p in problems}
-    problems += _plain_credentials(raw) + _no_layer(raw)
+    others = check_other_keys(raw.other_keys)
+    problems += _plain_credentials(raw) + _no_layer(raw) + others.problems
     try:
         config = StackConfig.model_validate(raw.values)
     except ValidationError as err:
@@ -207,5 +229,27 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
     if problems or config is None:
         if "platform" in raw.values:  # and what its recipe refuses (nothing if it is invalid)
             problems += recipe_problems(raw.values)
-        raise ConfigError(stack, sorted(problems, key=lambda p: p.key))
+        raise ConfigError(stack, sorted(problems, key=lambda p: p.key), warnings=others.warnings)
+    _warn_in_run(others.warnings)
     return config
+
+
+def config_warnings(raw: RawConfig) -> list[str]:
+    """The warnings `load_config` logs for a valid `raw` (keys outside `gpu-ci:` that
+    nothing reads), each as `pulumi preview` prints it after `warning: `."""
+    return check_other_keys(raw.other_keys).warnings
+
+
+def _warn_in_run(warnings: list[str]) -> None:
+    """Log each warning as the program's other warnings are (`pulumi.log.warn`: `pulumi
+    preview` and the offline plan print `warning: ...`), from the program Pulumi runs.
+
+    Pulumi runs a program in its event loop; a check outside it (the offline plan loads
+    the stack file's config before it runs the program, to plan referenced stacks first)
+    leaves the warnings to the run, so each is printed once."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    for warning in warnings:
+        pulumi.log.warn(warning)

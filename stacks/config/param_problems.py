@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from core.errors import GpuCiError
-from stacks.config.problems import Problem, given_text, top_key
+from stacks.config.problems import Problem, credential_at, shown_given, top_key
+from stacks.config.stack import StackConfig
 
 _T = TypeVar("_T")
 
@@ -55,7 +56,10 @@ def param_problems(
         given = err.get("input")
         shown_already = isinstance(given, str) and given in message  # a name it quotes
         if loc and given is not None and err["type"] != "missing" and not shown_already:
-            shown = "[secret]" if top_key(key) in secret else given_text(given)
+            # At a top-level key (the default: what the keys name no field of) the value's
+            # own key is not known; a plain credential was refused before any model is built.
+            credential = None if key == top_key(key) else credential_at(StackConfig, key)
+            shown = shown_given(given, key, secret, credential)
             message = f"{message} [given: {shown}]"
         problem = Problem(key, message)
         seen.setdefault(str(problem), problem)

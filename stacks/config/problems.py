@@ -11,7 +11,7 @@ import json
 import re
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
@@ -166,6 +166,50 @@ def holds_credential(annotation: Any) -> bool:
     return any(holds_credential(a) for a in get_args(annotation))
 
 
+SECRET = "[secret]"
+"""What a problem shows for a value it must not echo."""
+
+_KEY_PARTS = re.compile(r"\[\d+\]|[^.\[\]]+")
+
+
+def credential_at(root: type[BaseModel], key: str) -> bool | None:
+    """Whether the value at a full key (`gpu-ci:runner.githubApp.privateKey`) is a
+    credential: its field (in any member of a union) holds a `SecretStr`. None when the key
+    names no field of `root` (a union member's tag, a key that does not exist)."""
+    current: list[Any] = [root]
+    for part in _KEY_PARTS.findall(key.partition(":")[2]):
+        found: list[Any] = []
+        for member in current:
+            if part.startswith("["):
+                if get_origin(member) is list and get_args(member):
+                    found.append(get_args(member)[0])
+            elif isinstance(member, type) and issubclass(member, BaseModel):
+                field = member.model_fields.get(part)
+                if field is not None:
+                    found.append(field.annotation)
+            elif get_origin(member) is dict and len(get_args(member)) == 2:
+                found.append(get_args(member)[1])
+        current = [t for annotation in found for t in _unwrap(annotation)]
+        if not current:
+            return None
+    return any(holds_credential(member) for member in current)
+
+
+def shown_given(value: Any, key: str, secret_keys: Collection[str], credential: bool | None) -> str:
+    """How a problem at `key` shows the value given there: `[secret]` for a credential (a
+    field typed `SecretStr`, or a key holding one) and for a whole top-level key stored as
+    a secret; any other value as `given_text` shows it, whitespace visible.
+
+    Pulumi marks a top-level key secret when any path under it is (a `secure:` private key
+    under `gpu-ci:runner` marks all of `gpu-ci:runner`), so a value under a secret key is
+    no secret unless its own field is a credential, or (`credential` None) is not known.
+    """
+    top = top_key(key)
+    if credential or (top in secret_keys and (credential is None or key == top)):
+        return SECRET
+    return given_text(value)
+
+
 def given_text(value: Any) -> str:
     text = str(value)
     if "PRIVATE KEY" in text:
@@ -190,10 +234,9 @@ def describe(
     loc = err["loc"]
     kind = err["type"]
     walk = _walk(root, namespace, loc)
-    top = f"{namespace}:{loc[0]}" if loc else namespace
     # A value under a credential-bearing key is never echoed, whatever its shape (a wrong
     # type, a whole model given as text), even if it was not stored as a secret.
-    secret = top in secret_keys or holds_credential(walk.annotation)
+    credential = None if walk.annotation is None else holds_credential(walk.annotation)
     if kind == "extra_forbidden":
         allowed = list(walk.model.model_fields) if walk.model is not None else []
         guess = did_you_mean(str(loc[-1]), allowed)
@@ -210,8 +253,9 @@ def describe(
         given_tag = str(err["ctx"]["tag"]) if "ctx" in err else ""
         guess = did_you_mean(given_tag, tags)
         hint = f" (did you mean {guess!r}?)" if guess else ""
-        shown = "[secret]" if top in secret_keys else repr(given_tag)
-        return Problem(f"{walk.path}.{tag_field}", f"{one_of}{hint} [given: {shown}]")
+        key = f"{walk.path}.{tag_field}"
+        shown = shown_given(given_tag, key, secret_keys, credential=False)  # a Literal tag
+        return Problem(key, f"{one_of}{hint} [given: {shown}]")
     message = err["msg"].removeprefix("Value error, ")
     if kind == "int_type":  # config ints are strict: JSON true or "2" is no number
         message += _INT_HINT
@@ -223,7 +267,7 @@ def describe(
         )
     if err["input"] is None:
         return Problem(walk.path, message)
-    given = "[secret]" if secret else given_text(err["input"])
+    given = shown_given(err["input"], walk.path, secret_keys, credential)
     return Problem(walk.path, f"{message} [given: {given}]")
 
 
@@ -233,12 +277,16 @@ def problems_from(
     """All problems of a failed validation, sorted by key, duplicates removed."""
     seen: dict[str, Problem] = {}
     for err in error.errors(include_url=False):
-        problem = _keyed(err, namespace, secret_keys) or describe(err, root, namespace, secret_keys)
+        problem = _keyed(err, root, namespace, secret_keys) or describe(
+            err, root, namespace, secret_keys
+        )
         seen.setdefault(str(problem), problem)
     return sorted(seen.values(), key=lambda p: p.key)
 
 
-def _keyed(err: ErrorDetails, namespace: str, secret_keys: set[str]) -> Problem | None:
+def _keyed(
+    err: ErrorDetails, root: type[BaseModel], namespace: str, secret_keys: set[str]
+) -> Problem | None:
     """A KeyedError's problem, at the key it names (None for any other error)."""
     cause = err.get("ctx", {}).get("error")
     if not isinstance(cause, KeyedError):
@@ -246,5 +294,5 @@ def _keyed(err: ErrorDetails, namespace: str, secret_keys: set[str]) -> Problem 
     key = f"{namespace}:{cause.key}"
     if cause.given is None:
         return Problem(key, cause.message)
-    shown = "[secret]" if top_key(key) in secret_keys else given_text(cause.given)
+    shown = shown_given(cause.given, key, secret_keys, credential_at(root, key))
     return Problem(key, f"{cause.message} [given: {shown}]")

@@ -105,8 +105,10 @@ RUNNER_GROUP_FIX = (
     "gpu-ci:runner.group: a runner group name here is 1 to 100 letters, digits, spaces, '.', "
     "'_' or '-', not starting with a space (it is written into the runner's config on the "
     "host); use the group's name without quotes, `$`, `(` or line breaks, or 'Default' "
-    "[given: [secret]]"
+    "[given: {}]"
 )
+"""The group's problem, with the value given ({}): gpu-ci:runner is secret for its App key
+only, and the group is shown, whitespace and quotes visible."""
 OCID_FIX = (
     "ocid1.<type>.<realm>.[region][.future].<unique id>, each part lowercase letters and "
     "digits (a region may hold '-'); copy it from the OCI console (Identity > Compartments, "
@@ -577,21 +579,30 @@ CASES = [
     # -- VM and 26 other resources had registered; now refused before the first --------
     Case(
         "late-runner-group-subshell",
-        RUNNER_GROUP_FIX,
+        RUNNER_GROUP_FIX.format("'GPUs$(id)'"),
         stacks=runner_file(group="GPUs$(id)"),
     ),
-    Case("late-runner-group-newline", RUNNER_GROUP_FIX, stacks=runner_file(group="GPUs\nx")),
-    Case("late-runner-group-quote", RUNNER_GROUP_FIX, stacks=runner_file(group="GPU's")),
+    Case(
+        "late-runner-group-newline",
+        RUNNER_GROUP_FIX.format("'GPUs\\nx'"),
+        stacks=runner_file(group="GPUs\nx"),
+    ),
+    Case(
+        "late-runner-group-quote",
+        RUNNER_GROUP_FIX.format('"GPU\'s"'),
+        stacks=runner_file(group="GPU's"),
+    ),
     Case(
         "late-runner-label-newline",
         "gpu-ci:runner.labels: label 0 ('gpu\\n') may hold only letters, digits, '.', '_' "
-        "and '-'; remove the line break, space or other character [given: [secret]]",
+        "and '-'; remove the line break, space or other character [given: [\"gpu\\n\"]]",
         stacks=runner_file(labels=["gpu\n"]),
     ),
     Case(
         "late-runner-101-labels",
         "gpu-ci:runner.labels: 101 labels: a runner takes 1 to 100 labels; list only those "
-        "jobs select runners by [given: [secret]]",
+        'jobs select runners by [given: ["gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-...99", '
+        '"gpu-100"]]',
         stacks=runner_file(labels=[f"gpu-{i}" for i in range(101)]),
     ),
     Case(
@@ -781,8 +792,7 @@ CASES = [
     ),
     Case(
         "strict-app-id-true",
-        f"gpu-ci:runner.githubApp.appId: Input should be a valid integer{INT_FIX} "
-        "[given: [secret]]",
+        f"gpu-ci:runner.githubApp.appId: Input should be a valid integer{INT_FIX} [given: true]",
         stacks=runner_file(githubApp={**APP_SECURE, "appId": True}),
     ),
 ]

@@ -205,7 +205,7 @@ ROWS = [
         "https://github.com/kubeflow",
         "gpu-ci:runner.url: not a GitHub URL of a repository, organization or enterprise "
         "(https://github.com/ORG/REPO, https://github.com/ORG, "
-        "https://github.com/enterprises/NAME) [given: [secret]]",
+        "https://github.com/enterprises/NAME) [given: 'https://github.com/kubeflow\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[1].githubConfigUrl",
@@ -213,7 +213,7 @@ ROWS = [
         "https://github.com/kubeflow",
         "gpu-ci:arc.scaleSets[1].githubConfigUrl: not a GitHub URL of a repository, "
         "organization or enterprise (https://github.com/ORG/REPO, https://github.com/ORG, "
-        "https://github.com/enterprises/NAME) [given: [secret]]",
+        "https://github.com/enterprises/NAME) [given: 'https://github.com/kubeflow\\n']",
     ),
     Row(
         "gpu-ci:platform.clusterStack",
@@ -227,7 +227,7 @@ ROWS = [
         ARC_EXISTING,
         "gpu-dev",
         "gpu-ci:arc.cluster.clusterStack: not a stack reference: STACK or "
-        "ORGANIZATION/PROJECT/STACK [given: [secret]]",
+        "ORGANIZATION/PROJECT/STACK [given: 'gpu-dev\\n']",
     ),
     Row(
         "gpu-ci:compartmentId",
@@ -269,7 +269,8 @@ ROWS = [
         SUBNET,
         "gpu-ci:arc.scaleSets[0].placement.subnetId: "
         "'ocid1.subnet.oc1.us-sanjose-1.aaaaaaaatestsubnet\\n' is not an OCI OCID "
-        "(ocid1.<type>.<realm>.[region].<unique id>) [given: [secret]]",
+        "(ocid1.<type>.<realm>.[region].<unique id>) [given: "
+        "'ocid1.subnet.oc1.us-sanjose-1.aaaaaaaatestsubnet\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].compartmentId",
@@ -277,14 +278,16 @@ ROWS = [
         COMPARTMENT,
         "gpu-ci:arc.scaleSets[0].compartmentId: "
         "'ocid1.compartment.oc1..aaaaaaaatestcompartment\\n' is not an OCI OCID "
-        "(ocid1.<type>.<realm>.[region].<unique id>) [given: [secret]]",
+        "(ocid1.<type>.<realm>.[region].<unique id>) [given: "
+        "'ocid1.compartment.oc1..aaaaaaaatestcompartment\\n']",
     ),
     Row(
         "gpu-ci:arc.cluster.oke.gpuPool.imageId",
         ARC_OKE,
         IMAGE_ID,
         "gpu-ci:arc.cluster.oke.gpuPool.imageId: 'ocid1.image.oc1.iad.aaaaaaaatestimage\\n' is "
-        "not an OCI OCID (ocid1.<type>.<realm>.[region].<unique id>) [given: [secret]]",
+        "not an OCI OCID (ocid1.<type>.<realm>.[region].<unique id>) [given: "
+        "'ocid1.image.oc1.iad.aaaaaaaatestimage\\n']",
     ),
     # -- components/host/host_config.py, versions_config.py: addresses, host keys, versions
     Row(
@@ -445,7 +448,7 @@ ROWS = [
         RUNNER,
         "gpu-a10",
         "gpu-ci:runner.labels: label 0 ('gpu-a10\\n') may hold only letters, digits, '.', '_' "
-        "and '-'; remove the line break, space or other character [given: [secret]]",
+        "and '-'; remove the line break, space or other character [given: [\"gpu-a10\\n\"]]",
     ),
     Row(
         "gpu-ci:arc.scaleSets[1].name",
@@ -454,14 +457,14 @@ ROWS = [
         "gpu-ci:arc.scaleSets[1].name: not a valid runner label for a scale set: the name is "
         "the label jobs use (runs-on), the Helm release and the AutoscalingRunnerSet, so it "
         "takes lowercase letters, digits and '-', starts and ends with a letter or digit, and "
-        "has at most 45 characters (e.g. oracle-vm-gpu-a10-1) [given: [secret]]",
+        "has at most 45 characters (e.g. oracle-vm-gpu-a10-1) [given: 'gpu-a10-pod\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].labels[0]",
         ARC,
         "a10",
         "gpu-ci:arc.scaleSets[0].labels: labels may hold letters, digits, '.', '_' and '-': "
-        "['a10\\n'] [given: [secret]]",
+        "['a10\\n'] [given: [\"a10\\n\"]]",
     ),
     # -- components/oci/vm_config.py: availability domains, shapes, SSH public keys
     Row(
@@ -492,14 +495,14 @@ ROWS = [
         ARC,
         "bzBe:US-SANJOSE-1-AD-1",
         "gpu-ci:arc.scaleSets[0].placement.availabilityDomain: String should match pattern "
-        "'^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\\d+$' [given: [secret]]",
+        "'^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\\d+$' [given: 'bzBe:US-SANJOSE-1-AD-1\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].fallback.availabilityDomain",
         ARC,
         "Uocm:PHX-AD-1",
         "gpu-ci:arc.scaleSets[0].fallback.availabilityDomain: String should match pattern "
-        "'^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\\d+$' [given: [secret]]",
+        "'^[A-Za-z0-9]+:[A-Z0-9]+(-[A-Z0-9]+)*-AD-\\d+$' [given: 'Uocm:PHX-AD-1\\n']",
     ),
     Row(
         "gpu-ci:arc.cluster.oke.cpuPool.availabilityDomains[0]",
@@ -507,21 +510,21 @@ ROWS = [
         "Uocm:PHX-AD-1",
         "gpu-ci:arc.cluster.oke.cpuPool.availabilityDomains[0]: 'Uocm:PHX-AD-1\\n' is neither "
         "an index (0, 1, 2) nor an availability domain name like 'Uocm:PHX-AD-1' [given: "
-        "[secret]]",
+        "'Uocm:PHX-AD-1\\n']",
     ),
     Row(
         "gpu-ci:arc.cluster.oke.cpuPool.shape",
         ARC_OKE,
         "VM.Standard.E5.Flex",
         "gpu-ci:arc.cluster.oke.cpuPool.shape: String should match pattern "
-        "'^(VM|BM)\\.[A-Za-z0-9]+(\\.[A-Za-z0-9-]+)+$' [given: [secret]]",
+        "'^(VM|BM)\\.[A-Za-z0-9]+(\\.[A-Za-z0-9-]+)+$' [given: 'VM.Standard.E5.Flex\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].shapes[0]",
         ARC,
         "VM.GPU.A10.1",
         "gpu-ci:arc.scaleSets[0].shapes: not OCI shape names (like VM.GPU.A10.1): "
-        "['VM.GPU.A10.1\\n'] [given: [secret]]",
+        "['VM.GPU.A10.1\\n'] [given: [\"VM.GPU.A10.1\\n\"]]",
     ),
     # -- components/oci/network_config.py, platform.py, stack.py
     Row(
@@ -587,7 +590,7 @@ ROWS = [
         "arc-systems",
         "gpu-ci:arc.controller.namespace: not a Kubernetes name: lowercase letters, digits and "
         "'-', starting and ending with a letter or digit, at most 63 characters [given: "
-        "[secret]]",
+        "'arc-systems\\n']",
     ),
     Row(
         "gpu-ci:arc.controller.releaseName",
@@ -595,21 +598,23 @@ ROWS = [
         "arc",
         "gpu-ci:arc.controller.releaseName: not a Kubernetes name: lowercase letters, digits "
         "and '-', starting and ending with a letter or digit, at most 63 characters [given: "
-        "[secret]]",
+        "'arc\\n']",
     ),
     Row(
         "gpu-ci:arc.runnersNamespace",
         ARC,
         "arc-runners",
         "gpu-ci:arc.runnersNamespace: not a Kubernetes name: lowercase letters, digits and '-', "
-        "starting and ending with a letter or digit, at most 63 characters [given: [secret]]",
+        "starting and ending with a letter or digit, at most 63 characters [given: "
+        "'arc-runners\\n']",
     ),
     Row(
         "gpu-ci:arc.existingSecret",
         ARC_EXISTING,
         "github-app",
         "gpu-ci:arc.existingSecret: not a Kubernetes name: lowercase letters, digits and '-', "
-        "starting and ending with a letter or digit, at most 63 characters [given: [secret]]",
+        "starting and ending with a letter or digit, at most 63 characters [given: "
+        "'github-app\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[1].runtimeClassName",
@@ -617,14 +622,14 @@ ROWS = [
         "nvidia",
         "gpu-ci:arc.scaleSets[1].runtimeClassName: not a Kubernetes name: lowercase letters, "
         "digits and '-', starting and ending with a letter or digit, at most 63 characters "
-        "[given: [secret]]",
+        "[given: 'nvidia\\n']",
     ),
     Row(
         "gpu-ci:arc.controller.nodeSelector",
         ARC,
         {"gpu-ci/pool": "cpu"},
         "gpu-ci:arc.controller.nodeSelector: 'gpu-ci/pool\\n' is not a Kubernetes label key "
-        "([prefix/]name) [given: [secret]]",
+        '([prefix/]name) [given: {"gpu-ci/pool\\n": "cpu"}]',
         bad={"gpu-ci/pool\n": "cpu"},
         variant="key",
     ),
@@ -633,7 +638,7 @@ ROWS = [
         ARC,
         {"gpu-ci/pool": "cpu"},
         "gpu-ci:arc.controller.nodeSelector: 'cpu\\n' (for gpu-ci/pool) is not a Kubernetes "
-        "label value [given: [secret]]",
+        'label value [given: {"gpu-ci/pool": "cpu\\n"}]',
         bad={"gpu-ci/pool": "cpu\n"},
         variant="value",
     ),
@@ -644,7 +649,7 @@ ROWS = [
         "gpu-ci:arc.cluster.oke.gpuPool.taints[0].key: 'nvidia.com/gpu\\n' is not a Kubernetes "
         "taint key: an optional DNS-subdomain prefix and '/' (like nvidia.com/), then a name of "
         "1-63 letters, digits, '-', '_' or '.' that starts and ends with a letter or digit "
-        "[given: [secret]]",
+        "[given: 'nvidia.com/gpu\\n']",
     ),
     Row(
         "gpu-ci:arc.cluster.oke.gpuPool.taints[0].value",
@@ -652,28 +657,28 @@ ROWS = [
         "present",
         "gpu-ci:arc.cluster.oke.gpuPool.taints[0].value: 'present\\n' is not a Kubernetes taint "
         "value: empty, or 1-63 letters, digits, '-', '_' or '.' that start and end with a "
-        "letter or digit [given: [secret]]",
+        "letter or digit [given: 'present\\n']",
     ),
     Row(
         "gpu-ci:arc.controller.chartVersion",
         ARC,
         "0.14.2",
         "gpu-ci:arc.controller.chartVersion: String should match pattern "
-        "'^[0-9]+\\.[0-9]+\\.[0-9]+$' [given: [secret]]",
+        "'^[0-9]+\\.[0-9]+\\.[0-9]+$' [given: '0.14.2\\n']",
     ),
     Row(
         "gpu-ci:arc.controller.resources.requests.cpu",
         ARC,
         "100m",
         "gpu-ci:arc.controller.resources.requests.cpu: '100m\\n' is not a Kubernetes quantity "
-        "like 500m, 2 or 4Gi [given: [secret]]",
+        "like 500m, 2 or 4Gi [given: '100m\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[1].workVolume.size",
         ARC,
         "20Gi",
         "gpu-ci:arc.scaleSets[1].workVolume.size: '20Gi\\n' is not a Kubernetes quantity like "
-        "500m, 2 or 4Gi [given: [secret]]",
+        "500m, 2 or 4Gi [given: '20Gi\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].launcherImage",
@@ -681,21 +686,22 @@ ROWS = [
         LAUNCHER_IMAGE,
         "gpu-ci:arc.scaleSets[0].launcherImage: pin the image by digest "
         "(REGISTRY/REPO@sha256:<64 hex>): the launcher holds OCI credentials, so a moved tag "
-        "must not change what runs [given: [secret]]",
+        "must not change what runs [given: "
+        "'ghcr.io/example/launcher@sha256:ababababa...abababababab\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[1].runnerImage",
         ARC,
         "ghcr.io/actions/actions-runner:2.328.0",
         "gpu-ci:arc.scaleSets[1].runnerImage: pin the image by a version tag or a digest (not "
-        ":latest, not untagged) [given: [secret]]",
+        ":latest, not untagged) [given: 'ghcr.io/actions/actions-runner:2.328.0\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[1].runnerImage",
         ARC,
         "ghcr.io/actions/actions-runner:2.328.0",
         "gpu-ci:arc.scaleSets[1].runnerImage: pin the image by a version tag or a digest (not "
-        ":latest, not untagged) [given: [secret]]",
+        ":latest, not untagged) [given: 'ghcr.io/actions/actions\\nrunner:2.328.0']",
         bad="ghcr.io/actions/actions\nrunner:2.328.0",
         variant="inside",
     ),
@@ -704,42 +710,42 @@ ROWS = [
         ARC,
         "docker.io/alpine/k8s:1.33.3",
         "gpu-ci:arc.failedRunnerCleanup.image: pin the image by a version tag or a digest (not "
-        ":latest, not untagged) [given: [secret]]",
+        ":latest, not untagged) [given: 'docker.io/alpine/k8s:1.33.3\\n']",
     ),
     Row(
         "gpu-ci:arc.failedRunnerCleanup.schedule",
         ARC,
         "*/10 * * * *",
         "gpu-ci:arc.failedRunnerCleanup.schedule: not a five-field cron schedule like '*/10 * * "
-        "* *' [given: [secret]]",
+        "* *' [given: '*/10 * * * *\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].placement.region",
         ARC,
         "us-sanjose-1",
         "gpu-ci:arc.scaleSets[0].placement.region: String should match pattern "
-        "'^[a-z]{2,}(-[a-z0-9]+)+-[0-9]+$' [given: [secret]]",
+        "'^[a-z]{2,}(-[a-z0-9]+)+-[0-9]+$' [given: 'us-sanjose-1\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].fallback.region",
         ARC,
         "us-phoenix-1",
         "gpu-ci:arc.scaleSets[0].fallback.region: String should match pattern "
-        "'^[a-z]{2,}(-[a-z0-9]+)+-[0-9]+$' [given: [secret]]",
+        "'^[a-z]{2,}(-[a-z0-9]+)+-[0-9]+$' [given: 'us-phoenix-1\\n']",
     ),
     Row(
         "gpu-ci:arc.cluster.oke.name",
         ARC_OKE,
         "gpu-ci-arc",
         "gpu-ci:arc.cluster.oke.name: String should match pattern "
-        "'^[A-Za-z0-9][A-Za-z0-9_-]{0,254}$' [given: [secret]]",
+        "'^[A-Za-z0-9][A-Za-z0-9_-]{0,254}$' [given: 'gpu-ci-arc\\n']",
     ),
     Row(
         "gpu-ci:arc.cluster.oke.kubernetesVersion",
         ARC_OKE,
         "v1.33.1",
         "gpu-ci:arc.cluster.oke.kubernetesVersion: String should match pattern "
-        "'^v1\\.[0-9]+\\.[0-9]+$' [given: [secret]]",
+        "'^v1\\.[0-9]+\\.[0-9]+$' [given: 'v1.33.1\\n']",
     ),
     Row(
         "gpu-ci:arc.scaleSets[0].ociCredentials.user",

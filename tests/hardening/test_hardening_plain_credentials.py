@@ -429,18 +429,22 @@ def test_a_value_of_any_shape_under_a_credential_key_is_never_echoed(case: Shape
     assert_nothing_secret_in(message)
 
 
-def test_a_scale_set_kind_is_not_echoed_under_a_secret_key() -> None:
+def test_a_scale_set_kind_is_echoed_under_a_secret_key() -> None:
+    # Pulumi marks all of gpu-ci:arc secret for the credentials in it: the kind is none.
     values = arc_stack(gpu_pod(kind="gpu-pd"), **OKE)
     message, _ = refused(values, {"gpu-ci:arc"})
     assert message == expected(
         "gpu-ci:arc.scaleSets[0].kind: must be one of 'vm-launcher', 'gpu-pod' (did you mean "
-        "'gpu-pod'?) [given: [secret]]"
+        "'gpu-pod'?) [given: 'gpu-pd']"
     )
 
 
 def test_outside_credentials_the_value_given_is_still_shown() -> None:
     message, _ = refused(runner(githubApp={**APP, "appId": "my-app"}), {"gpu-ci:runner"})
-    assert "[given: [secret]]" in message  # a secret top-level key: nothing under it shows
+    # gpu-ci:runner is secret for the App's private key: the App id beside it is shown.
+    assert "gpu-ci:runner.githubApp.appId: Input should be a valid integer" in message
+    assert "[given: 'my-app']" in message
+    assert_nothing_secret_in(message)
     message, _ = refused(ssh(port="twenty-two"))
     assert "gpu-ci:host.port: Input should be a valid integer" in message
     assert "[given: 'twenty-two']" in message

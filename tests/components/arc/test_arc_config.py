@@ -48,9 +48,9 @@ def test_min_greater_than_max_names_max_runners() -> None:
     assert problems(arc_stack(launcher(minRunners=3, maxRunners=1))) == [
         "gpu-ci:arc.scaleSets[0].maxRunners: must be at least minRunners (3): ARC keeps "
         "minRunners idle runners and scales up to maxRunners (minRunners: 0 scales to zero) "
-        "[given: [secret]]"
+        "[given: 1]"
     ]
-    # Outside a secret key (a stack without credentials), the value given is shown.
+    # gpu-ci:arc is secret for its credentials only, and a stack without any shows it too.
     plain = arc_stack(gpu_pod(minRunners=3, maxRunners=1), **NO_CREDENTIALS)
     assert problems(plain, set())[0].endswith("(minRunners: 0 scales to zero) [given: 1]")
 
@@ -67,7 +67,7 @@ def test_a_name_that_is_not_a_valid_label_names_the_key(name: str) -> None:
         "gpu-ci:arc.scaleSets[1].name: not a valid runner label for a scale set: the name is "
         "the label jobs use (runs-on), the Helm release and the AutoscalingRunnerSet, so it "
         "takes lowercase letters, digits and '-', starts and ends with a letter or digit, and "
-        "has at most 45 characters (e.g. oracle-vm-gpu-a10-1) [given: [secret]]"
+        f"has at most 45 characters (e.g. oracle-vm-gpu-a10-1) [given: {name!r}]"
     ]
 
 
@@ -75,8 +75,7 @@ def test_a_name_that_is_not_a_valid_label_names_the_key(name: str) -> None:
 def test_a_vm_launcher_without_shapes_names_the_key(shapes: list[str] | None) -> None:
     assert problems(arc_stack(launcher(shapes=shapes))) == [
         "gpu-ci:arc.scaleSets[0].shapes: a vm-launcher needs at least one VM shape to launch, "
-        "tried in order on capacity errors (e.g. [VM.GPU.A10.1, VM.GPU.A10.2]) "
-        "[given: [secret]]"
+        "tried in order on capacity errors (e.g. [VM.GPU.A10.1, VM.GPU.A10.2]) [given: []]"
     ]
 
 
@@ -183,7 +182,7 @@ def test_oke_pools_check_shapes() -> None:
     )
     assert found[0] == (
         "gpu-ci:arc.cluster.oke.cpuPool: VM.Standard.E5.Flex is a Flex shape: give ocpus and "
-        "memoryGbs [given: [secret]]"
+        'memoryGbs [given: {"shape": "VM.Standard.E5.Flex", "ocpus": ...moryGbs": null}]'
     )
     assert found[1].startswith(
         "gpu-ci:arc.cluster.oke.gpuPool.shape: the GPU pool takes an A10 shape: VM.GPU.A10.1"

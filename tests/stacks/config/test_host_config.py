@@ -142,7 +142,7 @@ def test_runner_rules_name_their_key() -> None:
     )
     assert found == [
         "gpu-ci:runner.group: repository runners can only join the 'Default' group; register "
-        "at the organization (https://github.com/ORG) to use runner groups [given: [secret]]"
+        "at the organization (https://github.com/ORG) to use runner groups [given: 'GPUs']"
     ]
     no_host = problems(
         vm_stack(**{"gpu-ci:runner": {**runner, "group": "Default"}}), {"gpu-ci:runner"}

@@ -67,7 +67,9 @@ def test_only_this_namespace_and_named_keys_are_read() -> None:
         {"gpu-ci:config:host": "{}", "gpu-ci:": "x", "gpu-ci": "y", "other:config:host": "z"},
         {"gpu-ci:config:host", "gpu-ci:vm", "other:vm"},
     )
-    assert raw == RawConfig({"host": {}}, frozenset({"gpu-ci:host", "gpu-ci:vm"}))
+    assert raw == RawConfig(
+        {"host": {}}, frozenset({"gpu-ci:host", "gpu-ci:vm"}), frozenset({"other:config:host"})
+    )
 
 
 def test_no_key_at_all_creates_nothing() -> None:

@@ -44,9 +44,10 @@ def test_a_parameter_model_is_reported_at_its_config_key() -> None:
     ]
 
 
-def test_a_secret_key_is_not_echoed() -> None:
+def test_a_value_under_a_secret_key_is_echoed_unless_it_is_a_credential() -> None:
+    # gpu-ci:runner is secret because its private key is: the group is no secret.
     found = unprepared_problems(runner_error(), frozenset({"gpu-ci:runner"}))
-    assert [str(p) for p in found] == [GROUP + "[given: [secret]]"]
+    assert [str(p) for p in found] == [GROUP + '[given: "a\'b"]']
 
 
 def test_any_other_model_is_reported_at_the_namespace_with_its_location() -> None:

@@ -40,13 +40,22 @@ def test_refusals_add_up_at_their_keys() -> None:
     ]
 
 
-def test_a_secret_key_is_not_echoed() -> None:
+def test_under_a_secret_key_only_a_credential_or_the_whole_key_is_not_echoed() -> None:
     check = ParamCheck(["gpu-ci:runner"])
     assert check.secret_keys == frozenset({"gpu-ci:runner"})
-    assert check.build(KEYS, _Params, group="Bad") is None
+    assert check.build(KEYS, _Params, group="Bad") is None  # runner.group: no credential
+    assert check.build(KEYS, _Params, group="x", size="big") is None  # the whole key
+    assert check.build(_APP_KEYS, _Params, group="Bad") is None  # a credential
     assert [str(p) for p in check.problems] == [
-        "gpu-ci:runner.group: String should match pattern '^[a-z]+$' [given: [secret]]"
+        "gpu-ci:runner.group: String should match pattern '^[a-z]+$' [given: 'Bad']",
+        "gpu-ci:runner: Input should be a valid integer, unable to parse string as an "
+        "integer [given: [secret]]",
+        "gpu-ci:runner.githubApp.privateKey: String should match pattern '^[a-z]+$' "
+        "[given: [secret]]",
     ]
+
+
+_APP_KEYS = ParamKeys("gpu-ci:runner", {"group": "gpu-ci:runner.githubApp.privateKey"})
 
 
 def test_a_rule_outside_a_model_is_reported_at_the_default_key() -> None:

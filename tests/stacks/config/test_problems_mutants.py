@@ -22,7 +22,7 @@ def test_a_wrong_kind_in_a_list_of_scale_sets_names_every_kind() -> None:
     values = arc_stack(launcher(), gpu_pod(kind="gpu-pd"))
     assert problems(values, {"gpu-ci:arc"}) == [
         "gpu-ci:arc.scaleSets[1].kind: must be one of 'vm-launcher', 'gpu-pod' (did you mean "
-        "'gpu-pod'?) [given: [secret]]"
+        "'gpu-pod'?) [given: 'gpu-pd']"  # gpu-ci:arc is secret for its credentials only
     ]
 
 
