@@ -11,8 +11,6 @@ messages show it, quoted as Python's repr quotes it, whitespace visible.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from stacks.config import ConfigError, load_config, raw_from_flat
 from stacks.config.problems import credential_at
 from stacks.config.stack import StackConfig
 from stacks.offline.plan import REPO
-from tests.stacks.stack_helpers import flat, vm_stack
+from tests.stacks.stack_helpers import cli, flat, vm_stack
 
 URL_RULE = (
     "not a GitHub URL of a repository, organization or enterprise "
@@ -55,13 +53,7 @@ def test_the_dev_stack_shows_a_trailing_space_in_the_runner_url(tmp_path: Path) 
     )
     shutil.copy(REPO / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     (tmp_path / "Pulumi.dev.yaml").write_text(text)
-    done = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "dev", "--project-dir", str(tmp_path)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = cli("plan", "dev", "--project-dir", tmp_path)
     assert done.returncode == 2
     assert (
         f"  - gpu-ci:runner.url: {URL_RULE} [given: 'https://github.com/kubeflow ']\n"

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from stacks.offline.mocks import run_program
+from stacks.offline.plan import REPO
 from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.values import reveal
 from stacks.program import main
@@ -112,3 +116,14 @@ def placeholder_of(provider: Registration) -> str:
     match = _PLACEHOLDER.fullmatch(str(reveal(provider.inputs["kubeconfig"])))
     assert match, reveal(provider.inputs["kubeconfig"])
     return match.group(1)
+
+
+def cli(*args: str | Path, module: str = "stacks") -> subprocess.CompletedProcess[str]:
+    """`python -m stacks ARGS` (or another module) as a user runs it, from the checkout."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )

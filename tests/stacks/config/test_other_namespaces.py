@@ -13,7 +13,6 @@ import ast
 import importlib
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ from stacks.config.namespaces import (
 from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
 from stacks.program import main
-from tests.stacks.stack_helpers import flat, vm_stack
+from tests.stacks.stack_helpers import cli, flat, vm_stack
 
 OCI_LABEL = f"pulumi-oci {provider_packages()['oci'].version}"
 K8S_LABEL = f"pulumi-kubernetes {provider_packages()['kubernetes'].version}"
@@ -46,13 +45,7 @@ def plan(root: Path, extra: str) -> subprocess.CompletedProcess[str]:
     assert text.count("  oci:region: us-ashburn-1\n") == 1
     text = text.replace("  oci:region: us-ashburn-1\n", extra)
     (root / "Pulumi.dev.yaml").write_text(text)
-    return subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "dev", "--project-dir", str(root), "--quiet"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return cli("plan", "dev", "--project-dir", root, "--quiet")
 
 
 def warnings_of(done: subprocess.CompletedProcess[str]) -> list[str]:
@@ -111,13 +104,7 @@ def test_a_failing_config_lists_the_warnings_in_its_message(tmp_path: Path) -> N
     text = (REPO / "Pulumi.workstation.yaml").read_text().replace("gpu-ci:", "gpu-cj:")
     shutil.copy(REPO / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     (tmp_path / "Pulumi.workstation.yaml").write_text(text)
-    done = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "workstation", "--project-dir", str(tmp_path)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = cli("plan", "workstation", "--project-dir", tmp_path)
     assert done.returncode == 2
     assert "  - gpu-ci: no gpu-ci:* key is set" in done.stderr
     assert (

@@ -10,16 +10,7 @@ from pathlib import Path
 import pytest
 
 from stacks.offline.plan import REPO
-
-
-def cli(*args: str | Path, module: str = "stacks") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", module, *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+from tests.stacks.stack_helpers import cli
 
 
 @pytest.mark.parametrize("flag", ["--json", "--mermaid"])

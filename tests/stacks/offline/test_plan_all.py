@@ -5,8 +5,6 @@ not plan one line (the others still written)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from stacks.offline import mocks
 from stacks.offline.cli import main
 from stacks.offline.plan import REPO, PlanCache, ReferenceFailedError, plan_run
 from stacks.offline.records import ProgramRun
+from tests.stacks.stack_helpers import cli
 
 EXAMPLES = ["dev", "gpu-dev", "apps-dev", "arc", "workstation"]
 """In the order `--all` plans them: gpu-dev (read by apps-dev) first, the rest by name."""
@@ -58,13 +57,7 @@ def test_every_example_stack_in_one_process_is_the_bytes_of_planning_it_alone(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "all"
-    done = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", "--all", "--json-dir", str(out)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = cli("plan", "--all", "--json-dir", out)
     assert done.returncode == 0, done.stderr
     assert "error" not in done.stderr
     lines = done.stdout.splitlines()
