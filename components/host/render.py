@@ -2,8 +2,10 @@
 
 Layout: the shebang on line 1 (a shebang anywhere else is silently ignored: the
 Kubeflow bootstrap's was on line 18), then the step's typed parameters as shell-quoted
-`readonly` assignments, then `lib.sh`, then the step body. The result depends only on
-the step and its parameters, so its hash is a stable Pulumi trigger.
+`readonly` assignments, then `lib.sh` (with the functions it shares with the gpu-cluster
+action, `common.sh`, inlined where its `# @inline` lines name them), then the step body.
+The result depends only on the step and its parameters, so its hash is a stable Pulumi
+trigger.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from core.errors import GpuCiError
 SHEBANG = "#!/usr/bin/env bash"
 
 _DIRECTIVE = re.compile(r"^# shellcheck shell=\w+\n", re.MULTILINE)
+_INLINE = re.compile(r"^# @inline (?P<file>[\w-]+)\.sh: (?P<names>\w+(?: \w+)*)$", re.MULTILINE)
+_FUNCTION = re.compile(r"(?:^#.*\n)*^(?P<name>\w+)\(\) \{\n(?:.*\n)*?\}$", re.MULTILINE)
 _SECRET_TYPES = (SecretStr, SecretBytes)
 
 
@@ -35,6 +39,28 @@ class SecretInScriptError(GpuCiError):
 def script_source(name: str) -> str:
     """The text of `scripts/<name>.sh` as stored in the repository."""
     return resources.files("components.host").joinpath("scripts", f"{name}.sh").read_text()
+
+
+@cache
+def script_functions(name: str) -> dict[str, str]:
+    """The functions of `scripts/<name>.sh` by name, each with the comment lines above it."""
+    return {match["name"]: match[0] for match in _FUNCTION.finditer(script_source(name))}
+
+
+@cache
+def library_source() -> str:
+    """`lib.sh` with each `# @inline FILE.sh: NAME...` line replaced by those functions of
+    FILE.sh (common.sh: what the gpu-cluster action shares), as every step inlines it. They
+    stand where they stood before they were shared, so the steps' bytes did not change."""
+
+    def inline(match: re.Match[str]) -> str:
+        shared = script_functions(match["file"])
+        missing = [name for name in match["names"].split() if name not in shared]
+        if missing:
+            raise ValueError(f"lib.sh inlines {missing} from {match['file']}.sh, which lacks them")
+        return "\n\n".join(shared[name] for name in match["names"].split())
+
+    return _INLINE.sub(inline, script_source("lib"))
 
 
 def _mentions_secret(annotation: object) -> bool:
@@ -86,7 +112,7 @@ def render_script(step: Step, params: StepParams) -> str:
         f"readonly GPU_CI_STEP={shlex.quote(str(step))}",
         *render_parameters(params),
         "",
-        _DIRECTIVE.sub("", script_source("lib")).rstrip("\n"),
+        _DIRECTIVE.sub("", library_source()).rstrip("\n"),
         "",
         _DIRECTIVE.sub("", script_source(str(step))).rstrip("\n"),
         "",

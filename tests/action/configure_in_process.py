@@ -1,14 +1,16 @@
 """The action's configure step (scripts/configure.py) called in this process.
 
-configure.py is a script beside the action, not a package module: it is loaded from its
-path once. `Job` gives it what the prepare step and action.yml give it in a job (the
-folder with `env`, the INPUT_* variables, GITHUB_OUTPUT) and runs `configure(work)`,
-which plans the stack with the program's CLI as in a job, catching its `sys.exit`.
+configure.py is a script beside the action, not a package module: as when it runs as a
+script, its folder goes first on sys.path, and it and the modules it is split into (each
+by its name, `load_script`) are imported from there. `Job` gives it what the prepare step
+and action.yml give it in a job (the folder with `env`, the INPUT_* variables,
+GITHUB_OUTPUT) and runs `configure(work)`, which plans the stack with the program's CLI
+as in a job, catching its `sys.exit`.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import shutil
 import sys
@@ -23,15 +25,15 @@ from .action_sandbox import DEFAULT_INPUTS, REPO, SCRIPTS
 STACK = "gpu-cluster-kind"
 
 
+def load_script(name: str) -> ModuleType:
+    """The action's module `name` (`configure`, `input_origins`, ...) from its scripts."""
+    if str(SCRIPTS) not in sys.path:
+        sys.path.insert(0, str(SCRIPTS))
+    return importlib.import_module(name)
+
+
 def load_configure() -> ModuleType:
-    name = "gpu_cluster_configure"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SCRIPTS / "configure.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while it loads
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_script("configure")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .action_sandbox import ACTION, ActionSandbox
-from .configure_in_process import Job, Outcome, load_configure
+from .configure_in_process import Job, Outcome, load_script
 
 STACK_FILE = "Pulumi.gpu-cluster-kind.yaml"
 
@@ -164,13 +164,12 @@ def test_a_warning_of_the_plan_is_told_in_the_inputs_words(job: Job) -> None:
 # -- Origins: who set each key -------------------------------------------------------------
 @pytest.fixture
 def origins(job: Job) -> Any:
-    configure = job.module
     job.set(stack_config="extra.yaml")  # its config, as stack_config_file read it:
     problems: list[Any] = []
-    from_inputs = configure.config_from_inputs(problems)
+    from_inputs = load_script("inputs_config").config_from_inputs(problems)
     assert problems == []
-    from_file = configure.nest({"gpu-ci:cluster.workerLabels": {"team": "a"}})
-    return configure.Origins(from_inputs, from_file)
+    from_file = load_script("stack_file").nest({"gpu-ci:cluster.workerLabels": {"team": "a"}})
+    return load_script("input_origins").Origins(from_inputs, from_file)
 
 
 def test_a_key_the_action_sets_itself_says_what_it_did(origins: Any) -> None:
@@ -203,16 +202,16 @@ def test_a_map_key_without_a_named_sub_key_is_every_given_input_under_it(origins
 
 
 def test_an_input_stack_config_overrides_is_stack_configs(job: Job) -> None:
-    configure = job.module
-    origins = configure.Origins(
-        configure.config_from_inputs([]), configure.nest({"gpu-ci:cluster.gpus": "all"})
+    origins = load_script("input_origins").Origins(
+        load_script("inputs_config").config_from_inputs([]),
+        load_script("stack_file").nest({"gpu-ci:cluster.gpus": "all"}),
     )
     problem = origins.problem("gpu-ci:cluster.gpus", "bad")
     assert [g.name for g in problem.inputs] == ["stack-config"]
 
 
 def test_a_config_error_is_read_item_by_item() -> None:
-    configure = load_configure()
+    input_origins = load_script("input_origins")
     error = [
         "stack 'gpu-cluster-kind': invalid gpu-ci config (2 problems):",
         "  - gpu-ci:host.gpus: first",
@@ -220,16 +219,17 @@ def test_a_config_error_is_read_item_by_item() -> None:
         "  - gpu-ci:platform.set[1]: second",
         "Nothing was created. Fix each key in Pulumi.gpu-cluster-kind.yaml (or ...) and run again.",
     ]
-    assert configure.keyed_problems(error) == [
+    assert input_origins.keyed_problems(error) == [
         ("gpu-ci:host.gpus", "first\ncontinued"),
         ("gpu-ci:platform.set[1]", "second"),
     ]
-    assert configure.keyed_problems(["some other failure"]) is None
+    assert input_origins.keyed_problems(["some other failure"]) is None
 
 
 def test_an_error_that_is_not_a_config_error_hides_the_stack_file(job: Job) -> None:
-    configure = job.module
-    origins = configure.Origins(configure.config_from_inputs([]), {})
+    origins = load_script("input_origins").Origins(
+        load_script("inputs_config").config_from_inputs([]), {}
+    )
     [problem] = origins.problems_in(
         ["cannot read Pulumi.gpu-cluster-kind.yaml: gpu-ci:host.gpus is odd"], "gpu-cluster-kind"
     )
@@ -241,9 +241,9 @@ def test_an_error_that_is_not_a_config_error_hides_the_stack_file(job: Job) -> N
 
 
 def test_the_escapes_are_the_workflow_commands() -> None:
-    configure = load_configure()
-    assert configure.escape_data("50%\r\na:b,c") == "50%25%0D%0Aa:b,c"
-    assert configure.escape_property("50%\r\na:b,c") == "50%25%0D%0Aa%3Ab%2Cc"
+    commands = load_script("workflow_commands")
+    assert commands.escape_data("50%\r\na:b,c") == "50%25%0D%0Aa:b,c"
+    assert commands.escape_property("50%\r\na:b,c") == "50%25%0D%0Aa%3Ab%2Cc"
 
 
 # -- the action's own checks of its inputs: all of them, before anything is planned -------

@@ -157,7 +157,8 @@ def test_every_output_is_one_the_up_step_writes() -> None:
 
 
 def test_the_pinned_cli_is_the_release_of_the_pinned_sdk() -> None:
-    """README: the CLI the program needs is the release of the Python SDK it pins."""
+    """docs/getting-started.md#real-use: the CLI the program needs is the release of the
+    Python SDK it pins."""
     default = load_github_yaml(ACTION_YML)["inputs"]["pulumi-version"]["default"]
     pin = re.search(r"^pulumi==([0-9.]+)", (REPO / "requirements.txt").read_text(), re.MULTILINE)
     assert pin and default == pin.group(1)

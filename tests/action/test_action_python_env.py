@@ -30,7 +30,8 @@ def program_copy(runner: ActionSandbox) -> Path:
     """A program checkout of its own (prepare.sh finds the program from its own path)."""
     root = runner.sandbox.base / "program"
     shutil.copytree(ACTION, root / ".github" / "actions" / "gpu-cluster")
-    for name in ("Pulumi.yaml", "requirements.txt"):
+    for name in ("Pulumi.yaml", "requirements.txt", "components/host/scripts/common.sh"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, root / name)
     return root
 

@@ -23,18 +23,7 @@ die() {
   exit "${2:-1}"
 }
 
-log() {
-  printf 'gpu-ci step %s: %s\n' "$GPU_CI_STEP" "$*" >&2
-}
-
-# as_root CMD...: run CMD as root, through sudo only when not already root.
-as_root() {
-  if [ "$EUID" -eq 0 ]; then
-    "$@"
-  else
-    sudo -n "$@"
-  fi
-}
+# @inline common.sh: log as_root
 
 # as_root_if FLAG CMD...: run CMD as root when FLAG is true (kind and nvkind talk to a
 # Docker daemon that only root may use), as the calling user otherwise.
@@ -48,13 +37,7 @@ as_root_if() {
   fi
 }
 
-# backoff ATTEMPT: sleep RETRY_BASE_SECONDS * 2^(ATTEMPT-1).
-backoff() {
-  local delay=$((RETRY_BASE_SECONDS * (1 << ($1 - 1))))
-  if [ "$delay" -gt 0 ]; then
-    sleep "$delay"
-  fi
-}
+# @inline common.sh: backoff
 
 # apt_get ARGS...: noninteractive apt-get, retried with exponential backoff while
 # the apt/dpkg lock is held or a mirror is unreachable (apt exits 100 for both).
@@ -83,35 +66,7 @@ apt_get() {
   done
 }
 
-# fetch URL DEST: download over https, retrying curl's network-class failures
-# (DNS, connect, timeout, TLS, reset). HTTP errors (4xx/5xx) fail at once.
-fetch() {
-  local url="$1" dest="$2" attempt=1 rc
-  while :; do
-    rc=0
-    curl -fsSL --proto '=https' --connect-timeout 20 -o "$dest" "$url" || rc=$?
-    if [ "$rc" -eq 0 ]; then
-      return 0
-    fi
-    case "$rc" in
-      5 | 6 | 7 | 18 | 28 | 35 | 52 | 55 | 56) ;;
-      *) die "download of $url failed (curl exit $rc)" ;;
-    esac
-    if [ "$attempt" -ge "$RETRY_ATTEMPTS" ]; then
-      die "download of $url failed after $attempt attempts (curl exit $rc)"
-    fi
-    log "download of $url: network error (curl exit $rc), retry $attempt/$RETRY_ATTEMPTS"
-    backoff "$attempt"
-    attempt=$((attempt + 1))
-  done
-}
-
-# sha256_of FILE: the file's SHA-256 as 64 hex characters.
-sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  printf '%s' "${sum%% *}"
-}
+# @inline common.sh: fetch sha256_of
 
 # verify_sha256 FILE EXPECTED LABEL: fail naming LABEL when the digest differs.
 verify_sha256() {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.host.render import script_source
+from components.host.render import library_source
 
 from .sandbox import Sandbox
 
@@ -22,7 +22,7 @@ PROBES = {
 def test_lib_stops_the_step(sandbox: Sandbox, body: str) -> None:
     script = sandbox.base / "probe.sh"
     script.write_text(
-        "readonly GPU_CI_STEP=probe\n" + script_source("lib") + f"\n{body}\necho reached-the-end\n"
+        "readonly GPU_CI_STEP=probe\n" + library_source() + f"\n{body}\necho reached-the-end\n"
     )
     run = sandbox.run_file(script)
     assert run.returncode != 0
@@ -33,7 +33,7 @@ def test_lib_stops_the_step(sandbox: Sandbox, body: str) -> None:
 def test_the_probe_itself_runs_to_the_end_without_the_failure(sandbox: Sandbox) -> None:
     script = sandbox.base / "probe.sh"
     script.write_text(
-        "readonly GPU_CI_STEP=probe\n" + script_source("lib") + "\necho reached-the-end\n"
+        "readonly GPU_CI_STEP=probe\n" + library_source() + "\necho reached-the-end\n"
     )
     run = sandbox.run_file(script)
     assert run.returncode == 0, run.stderr

@@ -26,7 +26,9 @@ from components.host.params import PARAMS_BY_STEP
 from components.host.render import (
     SHEBANG,
     SecretInScriptError,
+    library_source,
     render_script,
+    script_functions,
     script_sha256,
     script_source,
 )
@@ -80,6 +82,19 @@ def test_shebang_is_line_one_and_script_is_self_contained(step: Step) -> None:
     assert "set -Eeuo pipefail" in script
     assert "source " not in script
     assert script_source(str(step)).split("\n", 1)[1].strip()[:40] in script
+
+
+def test_lib_inlines_each_function_it_shares_with_the_action_once() -> None:
+    """common.sh (which the gpu-cluster action sources) reaches the steps whole: each of
+    its functions stands once in the library every step inlines, and no `# @inline` line."""
+    library = library_source()
+    shared = script_functions("common")
+    assert list(shared) == ["log", "as_root", "backoff", "fetch", "sha256_of"]
+    for name, text in shared.items():
+        assert library.count(f"\n{name}() {{\n") == 1, name
+        assert text in library
+    assert "# @inline" not in library
+    assert set(script_functions("lib")).isdisjoint(shared)
 
 
 def test_parameters_come_before_lib_and_body() -> None:

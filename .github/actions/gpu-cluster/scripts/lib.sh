@@ -17,8 +17,9 @@ umask 022
 : "${GPU_CI_STEP:?set GPU_CI_STEP before sourcing lib.sh}"
 : "${GPU_CI_WORK:?GPU_CI_WORK is not set (action.yml sets it)}"
 GPU_CI_ROOT="${GPU_CI_ROOT:-}"
-GPU_CI_RETRY_ATTEMPTS="${GPU_CI_RETRY_ATTEMPTS:-6}"
-GPU_CI_RETRY_BASE_SECONDS="${GPU_CI_RETRY_BASE_SECONDS:-2}"
+# fetch's attempts and backoff (common.sh's names), from GPU_CI_RETRY_* (tests: no sleeps).
+RETRY_ATTEMPTS="${GPU_CI_RETRY_ATTEMPTS:-6}"
+RETRY_BASE_SECONDS="${GPU_CI_RETRY_BASE_SECONDS:-2}"
 
 trap 'gpu_ci_on_error "$?" "$BASH_COMMAND"' ERR
 
@@ -55,59 +56,19 @@ die() {
   exit "${2:-1}"
 }
 
-log() {
-  printf 'gpu-ci step %s: %s\n' "$GPU_CI_STEP" "$*" >&2
-}
-
 warn() {
   log "$*"
   annotate warning "$GPU_CI_STEP" "$*"
 }
 
-# as_root CMD...: run CMD as root, through passwordless sudo unless already root.
-as_root() {
-  if [ "$EUID" -eq 0 ]; then
-    "$@"
-  else
-    sudo -n "$@"
-  fi
-}
-
-backoff() {
-  local delay=$((GPU_CI_RETRY_BASE_SECONDS * (1 << ($1 - 1))))
-  if [ "$delay" -gt 0 ]; then
-    sleep "$delay"
-  fi
-}
-
-# fetch URL DEST: an https download, retrying curl's network-class failures with
-# exponential backoff; HTTP errors fail at once.
-fetch() {
-  local url="$1" dest="$2" attempt=1 rc
-  while :; do
-    rc=0
-    curl -fsSL --proto '=https' --connect-timeout 20 -o "$dest" "$url" || rc=$?
-    if [ "$rc" -eq 0 ]; then
-      return 0
-    fi
-    case "$rc" in
-      5 | 6 | 7 | 18 | 28 | 35 | 52 | 55 | 56) ;;
-      *) die "download of $url failed (curl exit $rc)" ;;
-    esac
-    if [ "$attempt" -ge "$GPU_CI_RETRY_ATTEMPTS" ]; then
-      die "download of $url failed after $attempt attempts (curl exit $rc)"
-    fi
-    log "download of $url: network error (curl exit $rc), retry $attempt/$GPU_CI_RETRY_ATTEMPTS"
-    backoff "$attempt"
-    attempt=$((attempt + 1))
-  done
-}
-
-sha256_of() {
-  local sum
-  sum="$(sha256sum "$1")"
-  printf '%s' "${sum%% *}"
-}
+# log, as_root, backoff, fetch, sha256_of: shared with the host steps, which have them
+# inlined. The action is inside the program's checkout, four folders below its root (as
+# prepare.sh finds the program); their failures go through this file's die.
+gpu_ci_common="$(dirname "${BASH_SOURCE[0]}")/../../../../components/host/scripts/common.sh"
+[ -f "$gpu_ci_common" ] ||
+  die "$gpu_ci_common is missing: the action runs from a checkout of the gpu-ci program"
+# shellcheck source=SCRIPTDIR/../../../../components/host/scripts/common.sh
+source "$gpu_ci_common"
 
 # output KEY VALUE: a step output (a heredoc block when VALUE spans lines).
 output() {
