@@ -17,21 +17,21 @@ import pulumi
 from components.host.compat import Report
 from stacks.config import ConfigError, StackConfig
 from stacks.config.param_problems import ParamCheck
-from stacks.config.recipe import (
-    PreparedPlatform,
-    compatibility,
-    compatibility_problems,
-    prepare_platform,
-)
+from stacks.config.recipe import compatibility, compatibility_problems, prepare_platform
 from stacks.config.stack import ARC_CLUSTER_STACK, PLATFORM_CLUSTER_STACK
+from stacks.config.views import ArcLayerConfig, VmLayerConfig, stack_layers
 from stacks.context import StackContext, StackOutputs
 from stacks.layers.cost import cost_estimate
 
 if TYPE_CHECKING:  # each layer (and its provider SDK) loads only when the stack has it
     from components.cluster.reference import ClusterReference
+    from components.observability.observability_config import ObservabilityConfig
+    from components.platform.overrides import PlatformOverrides
+    from components.platform.platform_config import PlatformConfig
     from stacks.layers.capacity_arc import ArcCapacity
     from stacks.layers.cluster import ClusterLayer, PreparedCluster
     from stacks.layers.host import PreparedHosts
+    from stacks.layers.platform import PlatformLayer, PreparedPlatformLayer
 
 REFERENCE_NAMES = {PLATFORM_CLUSTER_STACK: "cluster", ARC_CLUSTER_STACK: "arc-cluster"}
 """The name of the reference a key's stack gets when another stack already has `cluster`."""
@@ -60,8 +60,12 @@ class ClusterReferences:
         """Whether two `clusterStack` keys name one stack (so one cluster)."""
         return key in self._stacks and self._stacks.get(key) == self._stacks.get(other)
 
+    def stack(self, key: str) -> str:
+        """The stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
+        return self._stacks[key]
+
     def get(self, key: str) -> ClusterReference:
-        """The reference for the stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
+        """The reference for the stack `key` names."""
         from components.cluster.reference import ClusterReference, ClusterReferenceArgs
 
         stack = self._stacks[key]
@@ -75,11 +79,16 @@ class ClusterReferences:
 
 @dataclass(frozen=True)
 class PreparedStack:
-    """Every parameter model the layers register with, built from the validated config."""
+    """Each layer the config asks for, with its narrowed config (`stacks.config.views`) and
+    every parameter model it registers with, built from the validated config."""
 
-    platform: PreparedPlatform | None = None
+    vm: VmLayerConfig | None = None
+    arc: ArcLayerConfig | None = None
     hosts: PreparedHosts | None = None
     cluster: PreparedCluster | None = None
+    platform: PreparedPlatformLayer | None = None
+    observability: ObservabilityConfig | None = None
+    """Set when the stack deploys its metrics."""
     compatibility: Report | None = None
     """The host with the recipe's GPU software, when the stack deploys both."""
 
@@ -87,28 +96,35 @@ class PreparedStack:
 def prepare(
     cfg: StackConfig, ctx: StackContext, secret_keys: frozenset[str] = frozenset()
 ) -> PreparedStack:
-    """Build what every layer needs, registering nothing: the recipe, each host's steps,
-    each runner's and the cluster's parameters. Whatever the recipe or a parameter model
-    refuses is one ConfigError naming the config key each problem came from, before the
-    first resource exists."""
+    """Decide which layers run (`stack_layers`) and build what each needs, registering
+    nothing: the recipe, each host's steps, each runner's and the cluster's parameters.
+    Whatever the recipe or a parameter model refuses is one ConfigError naming the config
+    key each problem came from, before the first resource exists."""
+    layers = stack_layers(cfg)
     check = ParamCheck(secret_keys)
-    platform = None
-    if cfg.platform is not None:
-        platform = prepare_platform(cfg, check)
+    platform = resolved = None
+    if layers.platform is not None:
+        from stacks.layers.platform import PreparedPlatformLayer
+
+        resolved = prepare_platform(cfg, check)
+        if resolved is not None:
+            platform = PreparedPlatformLayer(layers.platform, resolved)
     hosts = cluster = None
-    if cfg.host is not None:
-        from stacks.layers.host import host_gpus, prepare_hosts
+    if layers.host is not None:
+        from stacks.layers.host import prepare_hosts
 
-        hosts = prepare_hosts(cfg, ctx, check)
-        if cfg.cluster is not None:
-            from stacks.layers.cluster import prepare_cluster
+        hosts = prepare_hosts(layers.host, ctx, check)
+    if layers.cluster is not None:
+        from stacks.layers.cluster import prepare_cluster
 
-            cluster = prepare_cluster(cfg, host_gpus(cfg), check)
-    compatible = compatibility(cfg, platform) if platform is not None else None
+        cluster = prepare_cluster(layers.cluster, check)
+    compatible = compatibility(cfg, resolved) if resolved is not None else None
     check.problems += compatibility_problems(compatible)
     if check.problems:
         raise ConfigError(ctx.stack, sorted(check.problems, key=lambda p: p.key))
-    return PreparedStack(platform, hosts, cluster, compatible)
+    return PreparedStack(
+        layers.vm, layers.arc, hosts, cluster, platform, layers.observability, compatible
+    )
 
 
 def build_graph(
@@ -122,35 +138,35 @@ def build_graph(
     references = ClusterReferences(cfg)
     prepared = prepare(cfg, ctx, secret_keys)  # every check, before anything registers
     capacity = arc = None
-    if cfg.capacity == "vm":
+    if prepared.vm is not None:
         from stacks.layers.capacity_vm import build_vm_capacity, vm_capacity_exports
 
-        capacity = build_vm_capacity(cfg, ctx)
-        outputs.layers["capacity"] = vm_capacity_exports(cfg, capacity)
-    elif cfg.capacity == "arc":
+        capacity = build_vm_capacity(prepared.vm, ctx)
+        outputs.layers["capacity"] = vm_capacity_exports(prepared.vm.vm, capacity)
+    elif prepared.arc is not None:
         from stacks.layers.capacity_arc import build_arc_capacity
 
-        arc = build_arc_capacity(cfg, ctx, references)
+        arc = build_arc_capacity(prepared.arc, ctx, references)
         outputs.layers["capacity"] = arc.exports
     cluster = None
     if prepared.hosts is not None:
         from stacks.layers.host import build_host_layer
 
-        hosts = build_host_layer(cfg, ctx, capacity, prepared.hosts, prepared.compatibility)
+        instances = capacity.instances if capacity is not None else []
+        hosts = build_host_layer(prepared.hosts, instances, prepared.compatibility)
         outputs.layers["host"] = hosts.outputs
         if prepared.cluster is not None:
             from stacks.layers.cluster import build_cluster_layer
 
-            cluster = build_cluster_layer(cfg, hosts.machines[0], prepared.cluster)
+            cluster = build_cluster_layer(prepared.cluster, hosts.machines[0])
             outputs.layers.update(cluster.exports)
-    _build_deployed(cfg, prepared, cluster, arc, references, outputs)
+    _build_deployed(prepared, cluster, arc, references, outputs)
     if cfg.capacity != "none":
         outputs.layers["cost"] = cost_estimate(cfg)
     return outputs
 
 
 def _build_deployed(
-    cfg: StackConfig,
     prepared: PreparedStack,
     cluster: ClusterLayer | None,
     arc: ArcCapacity | None,
@@ -159,16 +175,11 @@ def _build_deployed(
 ) -> None:
     """The platform and the observability that watches it, in the order Prometheus's
     source needs (stacks/layers/observability.py)."""
-    platform = None
-    if cfg.platform is not None:
-        from stacks.layers.platform import build_platform_layer
-
-        platform = build_platform_layer
-    if not cfg.observability_on:
+    platform, obs = prepared.platform, prepared.observability
+    target = _PlatformTarget(cluster, arc, references, outputs)
+    if obs is None:
         if platform is not None:
-            assert prepared.platform is not None
-            layer = platform(cfg, prepared.platform, cluster, references, arc=arc)
-            outputs.layers["platform"] = layer.exports
+            target.deploy(platform)
         return
     from stacks.layers.observability import (
         build_observability_layer,
@@ -180,54 +191,84 @@ def _build_deployed(
     # One cluster is watched: ARC's, where the runners' job metrics come from, else the
     # platform's (this stack's nvkind cluster or another stack's). A platform on another
     # cluster than ARC's gets no DCGM monitor: that cluster has no Prometheus from here.
+    elsewhere = None  # the platform's cluster, when it is not the one watched
     if arc is not None:
         provider: pulumi.ProviderResource = arc.provider
-        elsewhere = cfg.platform is not None and (
-            cluster is not None
-            or (
-                cfg.platform.clusterStack is not None
-                and not references.shared(PLATFORM_CLUSTER_STACK, ARC_CLUSTER_STACK)
-            )
-        )
+        if platform is not None:
+            elsewhere = _other_than_arcs(platform.config, cluster, references)
     elif cluster is not None:
-        provider, elsewhere = cluster.cluster.provider, False
+        provider = cluster.cluster.provider
     else:
-        provider, elsewhere = references.get(PLATFORM_CLUSTER_STACK).provider, False
-    if elsewhere:
-        assert cfg.platform is not None
-        where = cfg.platform.clusterStack or "gpu-ci:cluster, this stack's nvkind cluster"
+        provider = references.get(PLATFORM_CLUSTER_STACK).provider
+    if elsewhere is not None:
         pulumi.log.warn(
             "gpu-ci:observability: watches ARC's cluster; the platform's "
-            f"({where}) is another, so its GPU metrics are not scraped: one stack watches "
+            f"({elsewhere}) is another, so its GPU metrics are not scraped: one stack watches "
             "one cluster, so deploy that platform from a stack of its own to watch it"
         )
     placement = arc.system if arc is not None else None
-    waits = list(arc.system_after) if arc is not None else []
-    monitoring = None
-    watched = None if elsewhere else prepared.platform
-    if not recipe_has_stack(watched):  # the CRDs first, then what uses them
+    arc_config = prepared.arc.arc if prepared.arc is not None else None
+    watched = platform if elsewhere is None else None
+    resolved = watched.resolved if watched is not None else None
+    if watched is not None and recipe_has_stack(watched.resolved):
+        # The recipe's Prometheus: its CRDs come with the platform, the monitors after it.
+        layer = target.deploy(watched, overrides=with_dcgm_monitor(obs, watched.resolved))
         monitoring = build_observability_layer(
-            cfg, watched, provider, after=waits, placement=placement
+            obs, resolved, provider, arc=arc_config, after=[layer.releases], placement=placement
         )
-    if platform is not None:
-        assert prepared.platform is not None
-        layer = platform(
-            cfg,
-            prepared.platform,
-            cluster,
-            references,
-            arc=arc,
-            after=[monitoring] if monitoring is not None and not elsewhere else None,
-            overrides=(
-                prepared.platform.overrides
-                if elsewhere
-                else with_dcgm_monitor(cfg, prepared.platform)
-            ),
+    else:  # the CRDs first, then what uses them
+        waits = list(arc.system_after) if arc is not None else []
+        monitoring = build_observability_layer(
+            obs, resolved, provider, arc=arc_config, after=waits, placement=placement
         )
-        outputs.layers["platform"] = layer.exports
-        if monitoring is None:  # the recipe's Prometheus: its CRDs come with the platform
-            monitoring = build_observability_layer(
-                cfg, prepared.platform, provider, after=[layer.releases], placement=placement
+        if watched is not None:
+            target.deploy(
+                watched, after=[monitoring], overrides=with_dcgm_monitor(obs, watched.resolved)
             )
-    assert monitoring is not None
-    outputs.layers["observability"] = observability_exports(cfg, watched, monitoring)
+        elif platform is not None:
+            target.deploy(platform)
+    outputs.layers["observability"] = observability_exports(obs, resolved, monitoring)
+
+
+@dataclass(frozen=True)
+class _PlatformTarget:
+    """Deploys the platform onto the cluster the stack has for it (`build_platform_layer`)."""
+
+    cluster: ClusterLayer | None
+    arc: ArcCapacity | None
+    references: ClusterReferences
+    outputs: StackOutputs
+
+    def deploy(
+        self,
+        platform: PreparedPlatformLayer,
+        *,
+        after: list[pulumi.Resource] | None = None,
+        overrides: PlatformOverrides | None = None,
+    ) -> PlatformLayer:
+        from stacks.layers.platform import build_platform_layer
+
+        layer = build_platform_layer(
+            platform,
+            self.cluster,
+            self.references,
+            arc=self.arc,
+            after=after,
+            overrides=overrides,
+        )
+        self.outputs.layers["platform"] = layer.exports
+        return layer
+
+
+def _other_than_arcs(
+    platform: PlatformConfig, cluster: ClusterLayer | None, references: ClusterReferences
+) -> str | None:
+    """The platform's cluster, where it is not ARC's: this stack's nvkind cluster, or the
+    stack `clusterStack` names, when ARC's names another."""
+    if cluster is not None:
+        return "gpu-ci:cluster, this stack's nvkind cluster"
+    if platform.clusterStack is not None and not references.shared(
+        PLATFORM_CLUSTER_STACK, ARC_CLUSTER_STACK
+    ):
+        return platform.clusterStack
+    return None

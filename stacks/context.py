@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pulumi
 
-from stacks.config import StackConfig
+from stacks.config.views import OciTarget
 from stacks.outputs import Export
 
 if TYPE_CHECKING:  # pulumi-kubernetes loads only when a stack reads a cluster
@@ -33,18 +33,18 @@ class StackOutputs:
             pulumi.export(name, value)
 
 
-def tags(cfg: StackConfig, ctx: StackContext) -> dict[str, str]:
+def tags(oci: OciTarget, ctx: StackContext) -> dict[str, str]:
     """Freeform tags every OCI resource carries: who owns it and which stack made it."""
-    return {
-        "gpu-ci-project": ctx.project,
-        "gpu-ci-stack": ctx.stack,
-        "gpu-ci-owner": cfg.owner or "unset",
-    }
+    return {"gpu-ci-project": ctx.project, "gpu-ci-stack": ctx.stack, "gpu-ci-owner": oci.owner}
 
 
 class ClusterReferenceSource(Protocol):
     """Where a layer gets the cluster another stack exports (`stacks.compose` makes them)."""
 
+    def stack(self, key: str) -> str:
+        """The stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
+        ...
+
     def get(self, key: str) -> ClusterReference:
-        """The reference for the stack `key` names (`gpu-ci:platform.clusterStack`, ...)."""
+        """The reference for the stack `key` names."""
         ...

@@ -8,24 +8,24 @@ left out, so the recipe constraint on it is reported unchecked, never passed.
 from __future__ import annotations
 
 from components.oci.shapes import GPU_SHAPES
-from stacks.config import StackConfig
+from stacks.config.views import ClusterLayerConfig, VmHosts
 
 _UBUNTU = "Canonical Ubuntu"
 
 
-def stack_facts(cfg: StackConfig) -> dict[str, str]:
-    facts: dict[str, str] = {}
-    if cfg.cluster is not None:
-        facts["K8s.server.version"] = cfg.cluster.kubernetes_version
-    vm = cfg.vm if cfg.capacity == "vm" else None
-    if vm is not None:
-        shape = GPU_SHAPES.get(vm.shape)
+def stack_facts(cluster: ClusterLayerConfig) -> dict[str, str]:
+    """What the config says about the cluster this stack creates, and the host it is on."""
+    facts = {"K8s.server.version": cluster.spec.kubernetes_version}
+    target = cluster.hosts.target
+    if isinstance(target, VmHosts):
+        shape = GPU_SHAPES.get(target.vm.shape)
         if shape is not None:
             facts["GPU.info.type"] = shape.gpuModel
-        if vm.image.id is None and vm.image.operatingSystem == _UBUNTU:
+        image = target.vm.image
+        if image.id is None and image.operatingSystem == _UBUNTU:
             facts["OS.release.ID"] = "ubuntu"
-            facts["OS.release.VERSION_ID"] = vm.image.operatingSystemVersion
-    if cfg.host is not None:
-        facts["Host.driver.branch"] = cfg.host.versions.driverBranch
-        facts["Host.toolkit.version"] = cfg.host.versions.toolkit
+            facts["OS.release.VERSION_ID"] = image.operatingSystemVersion
+    versions = cluster.hosts.host.versions
+    facts["Host.driver.branch"] = versions.driverBranch
+    facts["Host.toolkit.version"] = versions.toolkit
     return facts

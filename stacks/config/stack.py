@@ -1,31 +1,27 @@
 """The whole `gpu-ci:` config namespace of one stack.
 
 Each field is one top-level key of `Pulumi.<stack>.yaml` (`gpu-ci:capacity`, `gpu-ci:vm`,
-...). The stack's layers are chosen here: `capacity` picks how GPUs are provided; the host,
-cluster and platform layers add their own keys. Conditional requirements are field
-validators (fields are declared after what they depend on) so that every problem in a
-config is reported in one pass, under its own key.
+...). The stack's layers are chosen here: `capacity` picks how GPUs are provided (its keys
+and their rules are `CapacityKeys`, capacity.py); the host, cluster and platform layers add
+their own keys. Conditional requirements are field validators (fields are declared after
+what they depend on) so that every problem in a config is reported in one pass, under its
+own key. Each layer reads its part narrowed, with what validation guarantees in its types
+(`stack_layers`, views.py).
 """
 
 from __future__ import annotations
 
-import re
-from typing import Literal
-
 from pydantic import Field, ValidationInfo, field_validator
 
-from components.arc.capacity_config import ArcConfig
 from components.cluster.api_server import kubeconfig_server
 from components.cluster.cluster_config import NvkindClusterSpec
 from components.cluster.errors import ClusterSpecError
-from components.config_base import ConfigModel, Ocid
 from components.host.host_config import HostConfig
 from components.host.runner_config import RunnerConfig
 from components.observability.observability_config import ObservabilityConfig
-from components.oci.network_config import NetworkConfig
 from components.oci.shapes import GPU_SHAPES
-from components.oci.vm_config import VmCapacityConfig
 from components.platform.platform_config import PlatformConfig
+from stacks.config.capacity import CapacityKeys
 from stacks.config.problems import KeyedError
 from stacks.config.usage import Usage
 
@@ -33,57 +29,11 @@ NAMESPACE = "gpu-ci"
 PLATFORM_CLUSTER_STACK = f"{NAMESPACE}:platform.clusterStack"
 ARC_CLUSTER_STACK = f"{NAMESPACE}:arc.cluster.clusterStack"
 """The keys that read a cluster from another stack (`StackConfig.cluster_stacks`)."""
-CapacityKind = Literal["vm", "arc", "none"]
-OCID = re.compile(r"ocid1\.[a-z0-9]+\.[a-z0-9]+\.[a-z0-9-]*(\.[a-z0-9-]+)?\.[a-z0-9]+")
-"""An OCID as OCI documents it: ocid1.<type>.<realm>.[region][.future].<unique id>."""
-_NULLS = ("", "none", "null", "~")
-"""How a YAML null reaches the program as text (the offline plan: 'None'; the CLI: '')."""
-
-# Why a key is needed once the stack creates OCI resources, and how to set it.
-_WHY = {
-    "compartmentId": "the OCI compartment the VMs and network go in "
-    "(pulumi config set gpu-ci:compartmentId ocid1.compartment...)",
-    "owner": "every GPU instance is tagged with the team or person who pays for it "
-    "(pulumi config set gpu-ci:owner my-team)",
-}
 
 
-class StackConfig(ConfigModel):
+class StackConfig(CapacityKeys):
     """Validated stack config. Build it with `stacks.config.load_config`."""
 
-    capacity: CapacityKind = Field(
-        "none",
-        description="`vm`: OCI GPU VMs as self-hosted runners; `arc`: ARC runner scale sets; "
-        "`none`: no capacity layer",
-    )
-    vm: VmCapacityConfig | None = Field(
-        None,
-        description="default: `{}` with `capacity: vm`; the GPU VMs, each a self-hosted runner",
-    )
-    arc: ArcConfig | None = Field(
-        None,
-        description="required when `capacity: arc`; ARC's controller, cluster and scale sets",
-    )
-    compartmentId: Ocid | None = Field(
-        None,
-        description="required when `capacity: vm`, or `arc` creates OKE or a network or "
-        "launches VMs without their own; the OCI compartment of what this stack creates",
-    )
-    tenancyId: Ocid | None = Field(
-        None,
-        description="required when `vm.availabilityDomains` lists several; the tenancy (root "
-        "compartment), where the capacity reports that pick an AD are made",
-    )
-    owner: str | None = Field(
-        default=None,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$",
-        description="required when `capacity: vm`, or `arc` creates OKE or a network; who "
-        "pays: every OCI resource is tagged `gpu-ci-owner` with it",
-    )
-    network: NetworkConfig = Field(
-        default_factory=NetworkConfig,
-        description="the VCN and subnet of the VMs (and OKE), and who may reach them",
-    )
     host: HostConfig | None = Field(
         None,
         description="default: none (no host layer); where the bootstrap steps run, and what "
@@ -106,91 +56,6 @@ class StackConfig(ConfigModel):
         default_factory=ObservabilityConfig,
         description="GPU and job metrics, Prometheus and the GPU CI dashboard",
     )
-
-    @field_validator("compartmentId", "tenancyId", mode="before")
-    @classmethod
-    def _strict_ocid(cls, value: object) -> object:
-        if isinstance(value, str) and not OCID.fullmatch(value):
-            raise ValueError(
-                f"{value!r} is not an OCI OCID: ocid1.<type>.<realm>.[region][.future]."
-                "<unique id>, each part lowercase letters and digits (a region may hold "
-                "'-'); copy it from the OCI console (Identity > Compartments, or Tenancy)"
-            )
-        return value
-
-    @field_validator("owner", mode="before")
-    @classmethod
-    def _owner_not_null(cls, value: object) -> object:
-        if isinstance(value, str) and value.strip().casefold() in _NULLS:
-            raise ValueError(
-                "is empty: `owner: ~` or `owner:` with no value is YAML null, which Pulumi "
-                f"hands the program as text, not a name; {_WHY['owner']}"
-            )
-        return value
-
-    @field_validator("vm")
-    @classmethod
-    def _vm_matches_capacity(
-        cls, vm: VmCapacityConfig | None, info: ValidationInfo
-    ) -> VmCapacityConfig | None:
-        capacity = info.data.get("capacity")
-        if capacity == "vm":
-            return vm or VmCapacityConfig()
-        if vm is not None and capacity is not None:
-            raise ValueError(
-                f"set, but gpu-ci:capacity is {capacity!r}; set gpu-ci:capacity to 'vm' "
-                "or remove gpu-ci:vm"
-            )
-        return vm
-
-    @field_validator("arc")
-    @classmethod
-    def _arc_matches_capacity(cls, arc: ArcConfig | None, info: ValidationInfo) -> ArcConfig | None:
-        capacity = info.data.get("capacity")
-        if capacity == "arc" and arc is None:
-            raise ValueError(
-                "required when gpu-ci:capacity is 'arc': the cluster and the runner scale sets "
-                "(see Pulumi.arc.yaml)"
-            )
-        if arc is not None and capacity is not None and capacity != "arc":
-            raise ValueError(
-                f"set, but gpu-ci:capacity is {capacity!r}; set gpu-ci:capacity to 'arc' "
-                "or remove gpu-ci:arc"
-            )
-        return arc
-
-    @field_validator("compartmentId", "owner")
-    @classmethod
-    def _required_for_oci(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None and info.data.get("capacity") == "vm":
-            assert info.field_name is not None
-            raise ValueError(f"required when gpu-ci:capacity is 'vm': {_WHY[info.field_name]}")
-        arc = info.data.get("arc")
-        if value is None and arc is not None:
-            assert info.field_name is not None
-            if info.field_name == "owner" and arc.needs_network:
-                raise ValueError(
-                    "required when gpu-ci:arc creates OCI resources (an OKE cluster, or the "
-                    f"network of launched VMs without a subnetId): {_WHY['owner']}"
-                )
-            if info.field_name == "compartmentId" and arc.needs_compartment:
-                raise ValueError(
-                    "required when gpu-ci:arc creates OCI resources or launches VMs without "
-                    f"their own compartmentId: {_WHY['compartmentId']}"
-                )
-        return value
-
-    @field_validator("tenancyId")
-    @classmethod
-    def _tenancy_for_fallbacks(cls, value: str | None, info: ValidationInfo) -> str | None:
-        vm = info.data.get("vm")
-        if value is None and vm is not None and len(vm.availabilityDomains) > 1:
-            raise ValueError(
-                "required when gpu-ci:vm.availabilityDomains lists fallbacks: capacity "
-                "reports that pick the first AD with free capacity are made in the root "
-                "compartment (pulumi config set gpu-ci:tenancyId ocid1.tenancy...)"
-            )
-        return value
 
     @field_validator("host")
     @classmethod

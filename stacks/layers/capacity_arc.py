@@ -26,15 +26,15 @@ from components.arc.cleanup import FailedRunnerCleanup, FailedRunnerCleanupArgs
 from components.arc.controller import ArcController, ArcControllerArgs
 from components.arc.kubeconfig_cluster import KubeconfigCluster, KubeconfigClusterArgs
 from components.arc.oke import OkeCluster, OkeClusterArgs
-from components.arc.oke_config import OkePool
+from components.arc.oke_config import OkeConfig, OkePool
 from components.arc.pod_config import Toleration
 from components.arc.pod_spec import GPU, Placement, toleration_spec
 from components.arc.scale_set import ArcRunnerScaleSet, ArcRunnerScaleSetArgs, LaunchNetwork
 from components.arc.scale_set_config import GpuPodScaleSet
 from components.oci.network import OciNetwork, OciNetworkArgs
 from components.oci.shapes import GPU_SHAPES
-from stacks.config import StackConfig
 from stacks.config.stack import ARC_CLUSTER_STACK
+from stacks.config.views import ArcLayerConfig, OciTarget
 from stacks.context import ClusterReferenceSource, StackContext, tags
 from stacks.outputs import Export, arc_capacity_outputs
 
@@ -79,50 +79,41 @@ def _explicit(
 
 
 def build_arc_capacity(
-    cfg: StackConfig, ctx: StackContext, references: ClusterReferenceSource
+    layer: ArcLayerConfig, ctx: StackContext, references: ClusterReferenceSource
 ) -> ArcCapacity:
-    arc = cfg.arc
-    assert arc is not None  # guaranteed by validation
-    common_tags = tags(cfg, ctx)
-    network = None
-    if arc.needs_network:
-        assert cfg.compartmentId is not None  # guaranteed by validation
+    arc = layer.arc
+    network = oke = None
+    cpu, gpu = Placement(), Placement(tolerations=[dict(GPU_TOLERATION)])
+    cpu_after: list[pulumi.Resource] = []
+    gpu_after: list[pulumi.Resource] = []
+    if layer.oci is not None:  # OKE, or launched VMs without a subnet of their own
         network = OciNetwork(
             "network",
             OciNetworkArgs(
-                compartment_id=cfg.compartmentId,
-                config=cfg.network,
-                freeform_tags={**common_tags, "gpu-ci-role": "network"},
+                compartment_id=layer.oci.compartment_id,
+                config=layer.oci.network,
+                freeform_tags={**tags(layer.oci, ctx), "gpu-ci-role": "network"},
             ),
         )
-    oke = _oke(cfg, ctx, arc, network, common_tags)
+        if arc.cluster.oke is not None:  # in that network
+            oke = _oke(ctx, layer.oci, arc.cluster.oke, network)
+            cpu, cpu_after = pool_placement(arc.cluster.oke.cpuPool), [oke.cpu_pool]
+            if arc.cluster.oke.gpuPool is not None and oke.gpu_pool is not None:
+                gpu, gpu_after = pool_placement(arc.cluster.oke.gpuPool), [oke.gpu_pool]
     if oke is not None:
         provider = oke.provider
     elif arc.cluster.kubeconfig is not None:
         provider = KubeconfigCluster(
             "cluster", KubeconfigClusterArgs(kubeconfig=arc.cluster.kubeconfig)
         ).provider
-    else:
-        assert arc.cluster.clusterStack is not None  # exactly one source, by validation
+    else:  # `clusterStack`, by validation: exactly one source
         provider = references.get(ARC_CLUSTER_STACK).provider  # the platform's, if one stack
-
-    cpu, gpu = Placement(), Placement(tolerations=[dict(GPU_TOLERATION)])
-    cpu_after: list[pulumi.Resource] = []
-    gpu_after: list[pulumi.Resource] = []
-    if oke is not None:
-        assert arc.cluster.oke is not None
-        cpu = pool_placement(arc.cluster.oke.cpuPool)
-        cpu_after = [oke.cpu_pool]
-        if arc.cluster.oke.gpuPool is not None and oke.gpu_pool is not None:
-            gpu = pool_placement(arc.cluster.oke.gpuPool)
-            gpu_after = [oke.gpu_pool]
     system = _explicit(arc.controller.nodeSelector, arc.controller.tolerations, cpu)
 
-    metrics = cfg.observability_on if arc.controller.metrics is None else arc.controller.metrics
     controller = ArcController(
         "arc-controller",
         ArcControllerArgs(
-            config=arc.controller.model_copy(update={"metrics": metrics}),
+            config=arc.controller.model_copy(update={"metrics": layer.metrics}),
             runners_namespace=arc.runnersNamespace,
             placement=system,
         ),
@@ -146,9 +137,9 @@ def build_arc_capacity(
                 existing_secret=arc.existingSecret,
                 placement=_explicit(ss.nodeSelector, ss.tolerations, gpu if is_gpu else cpu),
                 listener=system,
-                compartment_id=cfg.compartmentId,
+                compartment_id=layer.compartment_id,
                 network=launch,
-                listener_metrics=metrics,
+                listener_metrics=layer.metrics,
             ),
             pulumi.ResourceOptions(
                 provider=provider,
@@ -186,27 +177,17 @@ def _facts(arc: ArcConfig) -> dict[str, str]:
     return facts
 
 
-def _oke(
-    cfg: StackConfig,
-    ctx: StackContext,
-    arc: ArcConfig,
-    network: OciNetwork | None,
-    common_tags: dict[str, str],
-) -> OkeCluster | None:
-    oke = arc.cluster.oke
-    if oke is None:
-        return None
-    assert network is not None and cfg.compartmentId is not None  # guaranteed by validation
+def _oke(ctx: StackContext, oci: OciTarget, oke: OkeConfig, network: OciNetwork) -> OkeCluster:
     return OkeCluster(
         "oke",
         OkeClusterArgs(
-            compartment_id=cfg.compartmentId,
+            compartment_id=oci.compartment_id,
             cluster_name=oke.name or f"{ctx.project}-{ctx.stack}",
             config=oke,
             vcn_id=network.vcn_id,
             subnet_id=network.subnet_id,
             network_nsg_id=network.nsg_id,
-            freeform_tags={**common_tags, "gpu-ci-role": "oke"},
+            freeform_tags={**tags(oci, ctx), "gpu-ci-role": "oke"},
         ),
         opts=pulumi.ResourceOptions(depends_on=[network]),
     )

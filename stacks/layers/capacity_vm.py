@@ -3,31 +3,30 @@
 from __future__ import annotations
 
 from components.oci.vm_capacity import VmCapacity, VmCapacityArgs
-from stacks.config import StackConfig
+from components.oci.vm_config import VmCapacityConfig
+from stacks.config.views import VmLayerConfig
 from stacks.context import StackContext, tags
 from stacks.outputs import Export, vm_capacity_outputs
 
 
-def build_vm_capacity(cfg: StackConfig, ctx: StackContext) -> VmCapacity:
-    assert cfg.vm is not None and cfg.compartmentId is not None  # guaranteed by validation
+def build_vm_capacity(layer: VmLayerConfig, ctx: StackContext) -> VmCapacity:
     return VmCapacity(
         "capacity",
         VmCapacityArgs(
             project=ctx.project,
             stack=ctx.stack,
-            compartment_id=cfg.compartmentId,
-            tenancy_id=cfg.tenancyId,
-            vm=cfg.vm,
-            network=cfg.network,
-            tags=tags(cfg, ctx),
+            compartment_id=layer.oci.compartment_id,
+            tenancy_id=layer.tenancy_id,
+            vm=layer.vm,
+            network=layer.oci.network,
+            tags=tags(layer.oci, ctx),
         ),
     )
 
 
-def vm_capacity_exports(cfg: StackConfig, capacity: VmCapacity) -> Export:
-    assert cfg.vm is not None
+def vm_capacity_exports(vm: VmCapacityConfig, capacity: VmCapacity) -> Export:
     return vm_capacity_outputs(
-        shape=cfg.vm.shape,
+        shape=vm.shape,
         instance_ids=[i.instance_id for i in capacity.instances],
         public_ips=[i.public_ip for i in capacity.instances],
         private_ips=[i.private_ip for i in capacity.instances],

@@ -23,11 +23,11 @@ from components.host.cluster_params import (
 )
 from components.host.render import render_script
 from components.host.step import Step
-from stacks.config import StackConfig
 from stacks.config.param_keys import CLUSTER_KEYS
 from stacks.config.param_problems import ParamCheck
+from stacks.config.views import ClusterLayerConfig
 from stacks.facts import stack_facts
-from stacks.layers.host import Machine
+from stacks.layers.host import Machine, host_gpus
 from stacks.outputs import ClusterOutputs
 
 
@@ -43,27 +43,25 @@ def cluster_tool_pins(steps: list[PlannedStep]) -> dict[str, str]:
 class PreparedCluster:
     """The cluster's host-step parameters, built and rendered before anything registers."""
 
+    config: ClusterLayerConfig
     params: NvkindClusterParams
 
 
-def _cluster_steps(cfg: StackConfig, gpu_count: int | None) -> PreparedCluster:
+def _cluster_steps(layer: ClusterLayerConfig, gpu_count: int | None) -> PreparedCluster:
     """What NvkindCluster registers with: the create, kubeconfig, ready and delete steps."""
-    assert cfg.cluster is not None
-    params = cluster_params(cfg.cluster, gpu_count)  # the kind config: GPU layout, mounts
+    params = cluster_params(layer.spec, gpu_count)  # the kind config: GPU layout, mounts
     render_script(Step.NVKIND_CLUSTER, params)
     render_script(Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(params))
     render_script(Step.CLUSTER_KUBECONFIG, ClusterKubeconfigParams.for_cluster(params))
     ready = ClusterReadyParams.for_cluster(params, expected_gpus=gpu_count or 1)
     render_script(Step.CLUSTER_READY, ready)
-    return PreparedCluster(params)
+    return PreparedCluster(layer, params)
 
 
-def prepare_cluster(
-    cfg: StackConfig, gpu_count: int | None, check: ParamCheck
-) -> PreparedCluster | None:
-    """The cluster's steps for a host with `gpu_count` GPUs; None (problems in `check`)
-    if a parameter model refuses what the config gives."""
-    return check.build(CLUSTER_KEYS, _cluster_steps, cfg, gpu_count)
+def prepare_cluster(layer: ClusterLayerConfig, check: ParamCheck) -> PreparedCluster | None:
+    """The cluster's steps for its host's GPUs; None (problems in `check`) if a parameter
+    model refuses what the config gives."""
+    return check.build(CLUSTER_KEYS, _cluster_steps, layer, host_gpus(layer.hosts))
 
 
 @dataclass(frozen=True)
@@ -82,11 +80,8 @@ class ClusterLayer:
         )
 
 
-def build_cluster_layer(
-    cfg: StackConfig, machine: Machine, prepared: PreparedCluster
-) -> ClusterLayer:
-    spec = cfg.cluster
-    assert spec is not None
+def build_cluster_layer(prepared: PreparedCluster, machine: Machine) -> ClusterLayer:
+    spec = prepared.config.spec
     cluster = NvkindCluster(
         "cluster",
         NvkindClusterArgs(
@@ -107,7 +102,7 @@ def build_cluster_layer(
         kubernetesVersion=spec.kubernetes_version,
         gpuCount=machine.gpu_count,
         apiServerPort=spec.apiServerPort,
-        facts=stack_facts(cfg),
+        facts=stack_facts(prepared.config),
     )
     return ClusterLayer(
         cluster,

@@ -9,8 +9,9 @@ registers exactly those.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
@@ -19,7 +20,7 @@ from components.host.compat import Report, check
 from components.host.connection import ssh_connection, ssh_proxy
 from components.host.github_runner import GithubRunner, GithubRunnerArgs, runner_steps
 from components.host.gpu_host import GpuHost, GpuHostArgs
-from components.host.host_config import HostConfig, OciVmHost, SshHost
+from components.host.host_config import HostConfig, SshHost
 from components.host.render import render_script
 from components.host.runner_config import RunnerConfig
 from components.host.runner_params import (
@@ -32,12 +33,15 @@ from components.host.runner_params import (
 from components.host.step import Step
 from components.host.versions_config import combination
 from components.oci.shapes import GPU_SHAPES
-from stacks.config import StackConfig
 from stacks.config.param_keys import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS
 from stacks.config.param_problems import ParamCheck, ParamKeys
 from stacks.config.stack import NAMESPACE
+from stacks.config.views import HostLayerConfig, VmHosts
 from stacks.context import StackContext
 from stacks.outputs import Export, host_outputs
+
+if TYPE_CHECKING:  # pulumi-oci loads only when the stack has VMs
+    from components.oci.gpu_instance import OciGpuInstance
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class HostLayer:
 class PreparedHosts:
     """Every host's steps and runner, built from the config before anything registers."""
 
+    config: HostLayerConfig
     steps: list[PlannedStep]
     access_step: PlannedStep | None
     names: list[tuple[str, str]]
@@ -72,63 +77,60 @@ class PreparedHosts:
     gpus: int | None
 
 
-def host_gpus(cfg: StackConfig) -> int | None:
+def host_gpus(layer: HostLayerConfig) -> int | None:
     """GPUs on each host: from the VM shape, or `gpu-ci:host.gpus`; None when unknown."""
-    host = cfg.host
-    assert host is not None
-    if isinstance(host, OciVmHost):
-        shape = GPU_SHAPES.get(cfg.vm.shape) if cfg.vm is not None else None
+    target = layer.target
+    if isinstance(target, VmHosts):
+        shape = GPU_SHAPES.get(target.vm.shape)
         return shape.gpuCount if shape else None
-    return host.gpus
+    return target.gpus
 
 
-def machine_names(cfg: StackConfig, ctx: StackContext) -> list[tuple[str, str]]:
+def machine_names(layer: HostLayerConfig, ctx: StackContext) -> list[tuple[str, str]]:
     """(resource name, runner name) of each machine the host layer bootstraps."""
-    host = cfg.host
-    assert host is not None
-    if isinstance(host, OciVmHost):
-        assert cfg.vm is not None  # guaranteed by validation
+    target = layer.target
+    if isinstance(target, VmHosts):
         base = f"{ctx.project}-{ctx.stack}-gpu-"
-        return [(f"host-{index}", f"{base}{index}") for index in range(cfg.vm.count)]
-    if isinstance(host, SshHost):
+        return [(f"host-{index}", f"{base}{index}") for index in range(target.vm.count)]
+    if isinstance(target, SshHost):
         return [("host", f"{ctx.project}-{ctx.stack}-host")]
     return [("host", "")]
 
 
-def prepare_hosts(cfg: StackConfig, ctx: StackContext, check: ParamCheck) -> PreparedHosts | None:
+def prepare_hosts(
+    layer: HostLayerConfig, ctx: StackContext, check: ParamCheck
+) -> PreparedHosts | None:
     """Each host step's and runner's parameters, rendered; None if any was refused (the
     problems are in `check`, at the keys they came from)."""
-    host = cfg.host
-    assert host is not None
+    host, target = layer.host, layer.target
     before = len(check.problems)
-    steps = check.build(HOST_KEYS, bootstrap_steps, host, expected_gpus=host_gpus(cfg) or 0)
+    steps = check.build(HOST_KEYS, bootstrap_steps, host, expected_gpus=host_gpus(layer) or 0)
     access = None
-    if isinstance(host, OciVmHost):
-        assert cfg.vm is not None
-        keys = list(cfg.vm.sshAuthorizedKeys)
-        access = check.build(AUTHORIZED_KEYS, authorized_keys_step, host.user, keys)
-    names = machine_names(cfg, ctx)
+    if isinstance(target, VmHosts):
+        keys = list(target.vm.sshAuthorizedKeys)
+        access = check.build(AUTHORIZED_KEYS, authorized_keys_step, target.host.user, keys)
+    names = machine_names(layer, ctx)
     key = GithubAppKeyParams()
     runners: list[GithubRunnerParams] = []
-    if cfg.runner is not None:
-        keys_of = _runner_keys(cfg, ctx)
+    if layer.runner is not None:
+        keys_of = _runner_keys(layer, layer.runner, ctx)
         for _, runner_name in names:
-            params = check.build(keys_of, _runner_params, cfg, runner_name)
+            params = check.build(keys_of, _runner_params, layer, layer.runner, runner_name)
             if params is None:
                 break  # the next names are longer still: one problem says it
             runners.append(params)
     if steps is None or len(check.problems) > before:
         return None
-    return PreparedHosts(steps, access, names, runners, key, host_gpus(cfg))
+    return PreparedHosts(layer, steps, access, names, runners, key, host_gpus(layer))
 
 
-def _runner_keys(cfg: StackConfig, ctx: StackContext) -> ParamKeys:
+def _runner_keys(layer: HostLayerConfig, runner: RunnerConfig, ctx: StackContext) -> ParamKeys:
     """RUNNER_KEYS, with how to fix a runner name (it is made of the project and stack)."""
-    longest = max(len(runner_name) for _, runner_name in machine_names(cfg, ctx))
+    longest = max(len(runner_name) for _, runner_name in machine_names(layer, ctx))
     room = max(RUNNER_NAME_MAX - (longest - len(ctx.stack)), 1)
-    suffix = "-gpu-N" if isinstance(cfg.host, OciVmHost) else "-host"
+    suffix = "-gpu-N" if isinstance(layer.target, VmHosts) else "-host"
     labels = RUNNER_KEYS.fields["runner_labels"]
-    if cfg.runner is not None and cfg.runner.labels is None:
+    if runner.labels is None:
         labels = f"{NAMESPACE}:vm.shape"  # the default label derives from it
     return ParamKeys(
         RUNNER_KEYS.default,
@@ -140,12 +142,14 @@ def _runner_keys(cfg: StackConfig, ctx: StackContext) -> ParamKeys:
     )
 
 
-def _runner_params(cfg: StackConfig, runner_name: str) -> GithubRunnerParams:
+def _runner_params(
+    layer: HostLayerConfig, runner: RunnerConfig, runner_name: str
+) -> GithubRunnerParams:
     """One machine's runner, with its removal and its rendered steps checked too."""
-    runner, host = cfg.runner, cfg.host
-    assert runner is not None and host is not None
+    host, target = layer.host, layer.target
     # Validation makes labels explicit for every host that is not a VM of this stack.
-    labels = runner.labels or [shape_runner_label(cfg.vm.shape if cfg.vm else "")]
+    shape = target.vm.shape if isinstance(target, VmHosts) else ""
+    labels = runner.labels or [shape_runner_label(shape)]
     params = GithubRunnerParams.from_pins(
         host_pins(host.versions, host.arch),
         host.arch,
@@ -163,16 +167,14 @@ def _runner_params(cfg: StackConfig, runner_name: str) -> GithubRunnerParams:
 
 
 def build_host_layer(
-    cfg: StackConfig,
-    ctx: StackContext,
-    capacity: Any,
     prepared: PreparedHosts,
+    instances: Sequence[OciGpuInstance],
     compatibility: Report | None = None,
 ) -> HostLayer:
-    """`compatibility`: the host checked with the recipe's GPU software (`prepare`), when
+    """`instances`: the capacity layer's VMs, which an `oci-vm` host bootstraps (else none).
+    `compatibility`: the host checked with the recipe's GPU software (`prepare`), when
     this stack deploys both; else the host is checked alone."""
-    host = cfg.host
-    assert host is not None
+    host, target = prepared.config.host, prepared.config.target
     report = compatibility or check(combination(host.versions, cdi=host.cdi))
     for finding in report.warnings:
         pulumi.log.warn(f"gpu-ci:host.versions: {finding}")
@@ -181,14 +183,12 @@ def build_host_layer(
     waits: list[list[pulumi.Resource]] = []  # per machine: what its first step waits for
     gpus = prepared.gpus
     steps, access = prepared.steps, prepared.access_step
-    if isinstance(host, OciVmHost):
-        assert cfg.vm is not None and capacity is not None  # guaranteed by validation
-        assert len(capacity.instances) == len(prepared.names)
-        for instance in capacity.instances:
-            address = instance.public_ip if cfg.vm.assignPublicIp else instance.private_ip
+    if isinstance(target, VmHosts):
+        for instance in instances:  # one per name: the zip below is strict
+            address = instance.public_ip if target.vm.assignPublicIp else instance.private_ip
             args = GpuHostArgs(
                 connection=ssh_connection(
-                    address=address, user=host.user, private_key=host.privateKey
+                    address=address, user=target.host.user, private_key=target.host.privateKey
                 ),
                 ssh_address=address,
                 identity=instance.instance_id,
@@ -197,8 +197,8 @@ def build_host_layer(
             )
             machines.append(args)
             waits.append([instance])
-    elif isinstance(host, SshHost):
-        machines.append(_ssh_host_args(host, steps))
+    elif isinstance(target, SshHost):
+        machines.append(_ssh_host_args(target, steps))
         waits.append([])
     else:
         machines.append(_local_host_args(steps))
@@ -208,11 +208,12 @@ def build_host_layer(
         for name, args, after in zip(names, machines, waits, strict=True)
     ]
     runners = []
-    if cfg.runner is not None:
+    runner = prepared.config.runner
+    if runner is not None:
         for name, args, gpu_host, params in zip(
             names, machines, hosts, prepared.runners, strict=True
         ):
-            runners.append(_runner(cfg.runner, name, args, params, prepared.key, gpu_host))
+            runners.append(_runner(runner, name, args, params, prepared.key, gpu_host))
     return HostLayer(
         host_outputs(host=host, hosts=hosts, runners=runners),
         [

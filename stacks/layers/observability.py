@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import pulumi
 
+from components.arc.capacity_config import ArcConfig
 from components.arc.pod_spec import Placement
 from components.observability.monitoring import Monitoring, MonitoringArgs
 from components.observability.monitors import ArcScrape
+from components.observability.observability_config import ObservabilityConfig
 from components.observability.queries import USAGE_QUERIES
 from components.observability.stack_values import grafana_service, prometheus_service
 from components.platform.overrides import PlatformOverrides
-from stacks.config import StackConfig
+from recipes.model import ComponentRef
 from stacks.config.recipe import PreparedPlatform
 from stacks.outputs import Export, ObservabilityOutputs
 
@@ -32,23 +34,27 @@ GRAFANA_PORT, PROMETHEUS_PORT = 80, 9090
 
 def recipe_has_stack(prepared: PreparedPlatform | None) -> bool:
     """Whether the recipe deploys kube-prometheus-stack (and config does not disable it)."""
-    if prepared is None or prepared.recipe.component(RECIPE_STACK) is None:
-        return False
-    return prepared.overrides.is_enabled(RECIPE_STACK)
+    return _recipe_stack(prepared) is not None
 
 
-def deploys_stack(cfg: StackConfig, prepared: PreparedPlatform | None) -> bool:
-    return cfg.observability.prometheus == "deploy" and not recipe_has_stack(prepared)
+def _recipe_stack(prepared: PreparedPlatform | None) -> ComponentRef | None:
+    """The recipe's kube-prometheus-stack, unless config disables it."""
+    if prepared is None or not prepared.overrides.is_enabled(RECIPE_STACK):
+        return None
+    return prepared.recipe.component(RECIPE_STACK)
 
 
-def with_dcgm_monitor(cfg: StackConfig, prepared: PreparedPlatform) -> PlatformOverrides:
+def deploys_stack(obs: ObservabilityConfig, prepared: PreparedPlatform | None) -> bool:
+    return obs.prometheus == "deploy" and not recipe_has_stack(prepared)
+
+
+def with_dcgm_monitor(obs: ObservabilityConfig, prepared: PreparedPlatform) -> PlatformOverrides:
     """The platform's overrides with the GPU operator's DCGM ServiceMonitor on, scraped as
     often as the rest and labelled for Prometheus's selectors; what config sets wins. A
     recipe without the operator (or config disabling it) is left as it is.
 
     `honorLabels` keeps the exporter's `namespace`/`pod`/`container` (the pod holding the
     GPU) as they are; without it Prometheus renames them `exported_*` (AICR sets it too)."""
-    obs = cfg.observability
     monitor = {
         "enabled": True,
         "interval": obs.scrapeInterval,
@@ -62,28 +68,28 @@ def with_dcgm_monitor(cfg: StackConfig, prepared: PreparedPlatform) -> PlatformO
 
 
 def build_observability_layer(
-    cfg: StackConfig,
+    obs: ObservabilityConfig,
     prepared: PreparedPlatform | None,
     provider: pulumi.ProviderResource,
     *,
+    arc: ArcConfig | None,
     after: list[pulumi.Resource],
     placement: Placement | None = None,
 ) -> Monitoring:
-    obs = cfg.observability
-    if recipe_has_stack(prepared):  # its monitors and dashboards go where the recipe puts it
-        assert prepared is not None
-        component = prepared.recipe.component(RECIPE_STACK)
-        if component is not None and component.namespace:
-            obs = obs.model_copy(update={"namespace": component.namespace})
-    arc = None
-    if cfg.arc is not None:
-        arc = ArcScrape(controller_namespace=cfg.arc.controller.namespace)
+    """`arc`: the ARC whose controller and listeners are scraped too, when the stack has it."""
+    deploy_stack = deploys_stack(obs, prepared)
+    component = _recipe_stack(prepared)  # its monitors and dashboards go where it is
+    if component is not None and component.namespace:
+        obs = obs.model_copy(update={"namespace": component.namespace})
+    scrape = None
+    if arc is not None:
+        scrape = ArcScrape(controller_namespace=arc.controller.namespace)
     return Monitoring(
         "monitoring",
         MonitoringArgs(
             config=obs,
-            deploy_stack=deploys_stack(cfg, prepared),
-            arc=arc,
+            deploy_stack=deploy_stack,
+            arc=scrape,
             placement=placement or Placement(),
         ),
         pulumi.ResourceOptions(provider=provider, depends_on=after),
@@ -91,10 +97,9 @@ def build_observability_layer(
 
 
 def observability_exports(
-    cfg: StackConfig, prepared: PreparedPlatform | None, monitoring: Monitoring
+    obs: ObservabilityConfig, prepared: PreparedPlatform | None, monitoring: Monitoring
 ) -> Export:
-    obs = cfg.observability
-    deployed = deploys_stack(cfg, prepared)
+    deployed = deploys_stack(obs, prepared)
     forward = []
     if deployed:
         forward = [

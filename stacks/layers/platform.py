@@ -15,10 +15,10 @@ import pulumi
 
 from components.base import InputError
 from components.platform.overrides import PlatformOverrides
+from components.platform.platform_config import PlatformConfig
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from recipes import RecipeResult
 from recipes.constraints import ConstraintReport, evaluate
-from stacks.config import StackConfig
 from stacks.config.recipe import PreparedPlatform
 from stacks.config.stack import PLATFORM_CLUSTER_STACK
 from stacks.context import ClusterReferenceSource
@@ -74,9 +74,16 @@ class PlatformLayer:
     releases: RecipeReleases
 
 
+@dataclass(frozen=True)
+class PreparedPlatformLayer:
+    """The platform's config, and the recipe it resolved to before anything registered."""
+
+    config: PlatformConfig
+    resolved: PreparedPlatform
+
+
 def build_platform_layer(
-    cfg: StackConfig,
-    prepared: PreparedPlatform,
+    prepared: PreparedPlatformLayer,
     cluster: ClusterLayer | None,
     references: ClusterReferenceSource,
     *,
@@ -87,23 +94,20 @@ def build_platform_layer(
     """The recipe on this stack's nvkind cluster, ARC's cluster, or another stack's;
     after what `after` names (the monitoring whose CRDs the recipe's monitors need), with
     `overrides` (default: the config's) applied."""
-    platform = cfg.platform
-    assert platform is not None
-    recipe = prepared.recipe
-    changes = overrides if overrides is not None else prepared.overrides
+    platform, recipe = prepared.config, prepared.resolved.recipe
+    changes = overrides if overrides is not None else prepared.resolved.overrides
     own = deployed_facts(recipe, changes)
     waits: list[pulumi.Resource] = list(after or [])
     if cluster is not None:
         provider: pulumi.ProviderResource = cluster.cluster.provider
         report = check_constraints(recipe, {**cluster.contract.facts, **own})
         constraints: Any = _summary(report)
-    elif platform.clusterStack is None:
-        assert arc is not None  # guaranteed by validation: the platform goes onto ARC's
+    elif arc is not None and platform.clusterStack is None:  # onto ARC's
         provider = arc.provider
         waits += arc.after  # the node pools the operator and its daemonsets run on
         constraints = _summary(check_constraints(recipe, {**arc.facts, **own}))
-    else:
-        stack = platform.clusterStack
+    else:  # the stack `clusterStack` names: validation allows no fourth place
+        stack = references.stack(PLATFORM_CLUSTER_STACK)
         reference = references.get(PLATFORM_CLUSTER_STACK)  # shared with ARC's, if one stack
         provider = reference.provider
         constraints = reference.contract.apply(
@@ -114,10 +118,10 @@ def build_platform_layer(
     releases = RecipeReleases(
         "platform",
         RecipeReleasesArgs(
-            catalog=prepared.catalog,
+            catalog=prepared.resolved.catalog,
             recipe=recipe,
             overrides=changes,
-            runtime_class_patch=_runtime_class_patch(cfg, recipe),
+            runtime_class_patch=_runtime_class_patch(platform, recipe),
             deployment_checks=platform.deploymentChecks,
         ),
         pulumi.ResourceOptions(provider=provider, depends_on=waits or None),
@@ -145,10 +149,8 @@ def _cluster_contract(raw: Any, stack: str) -> ClusterOutputs:
         raise InputError(f"{PLATFORM_CLUSTER_STACK}: {err}") from None
 
 
-def _runtime_class_patch(cfg: StackConfig, recipe: RecipeResult) -> bool:
+def _runtime_class_patch(platform: PlatformConfig, recipe: RecipeResult) -> bool:
     """kind nodes run GPU pods only under RuntimeClass nvidia (nvkind creates it)."""
-    platform = cfg.platform
-    assert platform is not None
     if recipe.component(TRAINER) is None:
         return False
     if platform.runtimeClassPatch is not None:

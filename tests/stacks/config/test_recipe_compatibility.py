@@ -31,14 +31,14 @@ def example(stack: str) -> StackConfig:
 def platform_of(cfg: StackConfig) -> PreparedPlatform:
     prepared = prepare(cfg, CTX).platform
     assert prepared is not None
-    return prepared
+    return prepared.resolved
 
 
 def test_the_dev_plan_checks_the_host_with_the_recipes_gpu_operator() -> None:
     cfg = example("dev")
     prepared = prepare(cfg, CTX)
     assert prepared.platform is not None
-    version = deployed_version(prepared.platform, GPU_OPERATOR)
+    version = deployed_version(prepared.platform.resolved, GPU_OPERATOR)
     assert version == "v26.7.0"  # the project catalog's registry, what is deployed
     report = prepared.compatibility
     assert report is not None and report.ok and report.warnings == ()
