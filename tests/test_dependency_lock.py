@@ -26,6 +26,7 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
 import tasks
+from tools.tasks import checkout, locks, venv_setup
 
 ROOT = Path(tasks.__file__).resolve().parent
 RUNTIME_LOCK, DEV_LOCK = "requirements.txt", "requirements-dev.txt"
@@ -106,7 +107,7 @@ def direct_pins(name: str) -> dict[NormalizedName, str]:
     return pins
 
 
-@pytest.mark.parametrize(("lock", "direct"), sorted(tasks.LOCKS.items()))
+@pytest.mark.parametrize(("lock", "direct"), sorted(locks.LOCKS.items()))
 def test_every_direct_pin_is_locked_at_its_version(lock: str, direct: str) -> None:
     locked, pins = read_lock(lock), direct_pins(direct)
     stale = {
@@ -117,7 +118,7 @@ def test_every_direct_pin_is_locked_at_its_version(lock: str, direct: str) -> No
     assert not stale, f"{direct} and {lock} disagree (pin, lock): {stale}; python3 tasks.py lock"
 
 
-@pytest.mark.parametrize(("lock", "direct"), sorted(tasks.LOCKS.items()))
+@pytest.mark.parametrize(("lock", "direct"), sorted(locks.LOCKS.items()))
 def test_what_the_lock_names_as_direct_is_exactly_the_direct_pins(lock: str, direct: str) -> None:
     """`# via -r FILE` marks a direct pin: one dropped from the .in file leaves the lock too."""
     by_pin = {f"-r {name}" for name in included_files(direct)}
@@ -125,7 +126,7 @@ def test_what_the_lock_names_as_direct_is_exactly_the_direct_pins(lock: str, dir
     assert marked == set(direct_pins(direct)), "run python3 tasks.py lock"
 
 
-@pytest.mark.parametrize("lock", sorted(tasks.LOCKS))
+@pytest.mark.parametrize("lock", sorted(locks.LOCKS))
 def test_every_locked_package_is_wanted_by_another_or_by_a_pin(lock: str) -> None:
     locked = read_lock(lock)
     for entry in locked.values():
@@ -206,31 +207,31 @@ def test_the_set_up_installs_the_dev_lock_hash_checked(
         def create(self, folder: Path) -> None:
             calls.append(("venv", str(folder)))
 
-    monkeypatch.setattr(tasks, "STAMP", tmp_path / "stamp")
-    monkeypatch.setattr(tasks, "VENV", tmp_path / ".venv")
-    monkeypatch.setattr(tasks, "BIN", tmp_path / ".venv" / "bin")  # no python yet
+    monkeypatch.setattr(venv_setup, "STAMP", tmp_path / "stamp")
+    monkeypatch.setattr(venv_setup, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(venv_setup, "BIN", tmp_path / ".venv" / "bin")  # no python yet
     monkeypatch.setattr(venv, "EnvBuilder", Builder)
-    monkeypatch.setattr(tasks, "run", lambda *argv: calls.append(tuple(map(str, argv))))
-    tasks.setup()
-    assert calls.pop(0) == ("venv", str(tasks.VENV))
+    monkeypatch.setattr(venv_setup, "run", lambda *argv: calls.append(tuple(map(str, argv))))
+    venv_setup.setup()
+    assert calls.pop(0) == ("venv", str(tmp_path / ".venv"))
     (argv,) = calls
     assert argv[1:4] == ("-m", "pip", "install")
     assert "--require-hashes" in argv
     assert argv[argv.index("-r") + 1] == DEV_LOCK
-    assert (tmp_path / "stamp").read_text() == tasks._digest()
+    assert (tmp_path / "stamp").read_text() == venv_setup._digest()
 
 
 def test_the_set_up_stamp_covers_the_locks_and_the_pins(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    for name in tasks.REQUIREMENTS:
+    for name in locks.REQUIREMENTS:
         shutil.copy(ROOT / name, tmp_path / name)
-    monkeypatch.setattr(tasks, "ROOT", tmp_path)
-    before = tasks._digest()
-    for name in (RUNTIME_LOCK, DEV_LOCK, *tasks.LOCKS.values()):
+    monkeypatch.setattr(venv_setup, "ROOT", tmp_path)
+    before = venv_setup._digest()
+    for name in (RUNTIME_LOCK, DEV_LOCK, *locks.LOCKS.values()):
         with (tmp_path / name).open("a") as file:
             file.write("# changed\n")
-        after = tasks._digest()
+        after = venv_setup._digest()
         assert after != before, f"a change of {name} would not reinstall .venv"
         before = after
 
@@ -252,19 +253,19 @@ def test_setup_updates_an_existing_venv_in_place(
     running interpreter."""
     made: list[Path] = []
     calls: list[tuple[object, ...]] = []
-    monkeypatch.setattr(tasks, "VENV", tmp_path / ".venv")
-    monkeypatch.setattr(tasks, "BIN", tmp_path / ".venv" / "bin")
-    monkeypatch.setattr(tasks, "STAMP", tmp_path / ".venv" / ".stamp")
+    monkeypatch.setattr(venv_setup, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(venv_setup, "BIN", tmp_path / ".venv" / "bin")
+    monkeypatch.setattr(venv_setup, "STAMP", tmp_path / ".venv" / ".stamp")
     monkeypatch.setattr(venv.EnvBuilder, "create", lambda self, env: made.append(env))
-    monkeypatch.setattr(tasks, "run", lambda *argv: calls.append(argv))
+    monkeypatch.setattr(venv_setup, "run", lambda *argv: calls.append(argv))
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "python").write_text("")
-    tasks.setup()
+    venv_setup.setup()
     assert made == []
     assert calls and "--require-hashes" in calls[0]
     (tmp_path / ".venv" / "bin" / "python").unlink()
     (tmp_path / ".venv" / ".stamp").unlink()
-    tasks.setup()
+    venv_setup.setup()
     assert made == [tmp_path / ".venv"]
 
 
@@ -277,7 +278,7 @@ def test_every_install_of_a_requirements_file_names_a_lock() -> None:
         for match in _INSTALLED_FILE.findall(path.read_text())
     ]
     assert named
-    assert all(Path(file).name in tasks.LOCKS for _, file in named), named
+    assert all(Path(file).name in locks.LOCKS for _, file in named), named
 
 
 def test_pulumi_installs_the_runtime_lock() -> None:
@@ -285,7 +286,7 @@ def test_pulumi_installs_the_runtime_lock() -> None:
     project change: that file is the runtime lock, so pip checks every hash there too."""
     options = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())["runtime"]["options"]
     assert options["toolchain"] == "pip" and options["virtualenv"] == ".venv"
-    assert RUNTIME_LOCK in tasks.LOCKS
+    assert RUNTIME_LOCK in locks.LOCKS
     assert read_lock(RUNTIME_LOCK)
 
 
@@ -293,11 +294,11 @@ def test_the_lock_task_compiles_each_lock_with_hashes_for_python_3_11(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[list[str]] = []
-    monkeypatch.setattr(tasks, "run", lambda *argv: calls.append([str(a) for a in argv]))
-    tasks.lock(["--upgrade-package", "grpcio"])
+    monkeypatch.setattr(locks, "run", lambda *argv: calls.append([str(a) for a in argv]))
+    locks.lock(["--upgrade-package", "grpcio"])
     assert [argv[argv.index("--output-file") + 1] for argv in calls] == [RUNTIME_LOCK, DEV_LOCK]
-    for argv, direct in zip(calls, tasks.LOCKS.values(), strict=True):
-        assert argv[0] == str(tasks.BIN / "uv") and argv[1:4] == ["pip", "compile", direct]
+    for argv, direct in zip(calls, locks.LOCKS.values(), strict=True):
+        assert argv[0] == str(checkout.BIN / "uv") and argv[1:4] == ["pip", "compile", direct]
         assert {"--generate-hashes", "--universal"} <= set(argv)
         assert argv[argv.index("--python-version") + 1] == "3.11"
         assert argv[-2:] == ["--upgrade-package", "grpcio"]

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 import tasks
+from tools.tasks import mutate
+from tools.tasks.mutation_tests import MUTATION_TESTS
 
 ROOT = Path(tasks.__file__).resolve().parent
 CRITICAL = {
@@ -32,11 +34,11 @@ CRITICAL = {
 
 
 def test_every_critical_module_is_mutated() -> None:
-    assert CRITICAL - set(tasks.MUTATION_TESTS) == set()
+    assert CRITICAL - set(MUTATION_TESTS) == set()
 
 
 def test_every_module_and_test_path_exists() -> None:
-    for module, tests in tasks.MUTATION_TESTS.items():
+    for module, tests in MUTATION_TESTS.items():
         assert (ROOT / module).is_file(), module
         assert tests, module
         for test in tests:
@@ -51,11 +53,11 @@ def test_mutate_is_not_part_of_test_or_ci() -> None:
 
 
 def test_exit_codes_count_as_mutmut_means_them_except_a_failed_run() -> None:
-    assert [tasks.verdict(code) for code in (1, 3, 37, 24, -24, 152, 36)] == ["killed"] * 7
-    assert [tasks.verdict(code) for code in (0, 5, 33)] == ["survived"] * 3
+    assert [mutate.verdict(code) for code in (1, 3, 37, 24, -24, 152, 36)] == ["killed"] * 7
+    assert [mutate.verdict(code) for code in (0, 5, 33)] == ["survived"] * 3
     # 255: mutmut's runner raised (pytest exit 4: a test id not found), which `mutmut
     # results` shows as "timeout"; None: never run; 2, 34, 35, -9, -11: no verdict either.
-    assert [tasks.verdict(c) for c in (255, None, 4, 2, 34, 35, -9, -11)] == ["not run"] * 8
+    assert [mutate.verdict(c) for c in (255, None, 4, 2, 34, 35, -9, -11)] == ["not run"] * 8
 
 
 def test_a_module_with_mutants_not_run_has_no_score() -> None:
@@ -66,13 +68,13 @@ def test_a_module_with_mutants_not_run_has_no_score() -> None:
         "stacks.config.loader.x_a__mutmut_4": 24,
         "stacks.config.loaders.x_b__mutmut_1": 0,  # another module's mutant
     }
-    score = tasks.score_of("stacks/config/loader.py", codes)
+    score = mutate.score_of("stacks/config/loader.py", codes)
     assert (score.mutants, score.killed, score.survived, score.not_run) == (4, 2, 1, 1)
     assert score.names("not run") == ["stacks.config.loader.x_a__mutmut_3"]
     assert score.score == "none"
     del codes["stacks.config.loader.x_a__mutmut_3"]
-    assert tasks.score_of("stacks/config/loader.py", codes).score == "67%"
-    assert tasks.score_of("stacks/config/loader.py", {}).score == "100%"
+    assert mutate.score_of("stacks/config/loader.py", codes).score == "67%"
+    assert mutate.score_of("stacks/config/loader.py", {}).score == "100%"
 
 
 MOVING = """
@@ -91,7 +93,7 @@ def test_generated_ids(v): pass
 
 def test_ids_pytest_gives_again_differently_are_found(tmp_path: Path) -> None:
     (tmp_path / "test_moving.py").write_text(MOVING)
-    assert tasks.moving_test_ids(["test_moving.py"], cwd=tmp_path) == [
+    assert mutate.moving_test_ids(["test_moving.py"], cwd=tmp_path) == [
         "test_moving.py::test_callable_ids[a\\n]",
         "test_moving.py::test_listed_ids[a\\n]",
     ]
@@ -99,7 +101,7 @@ def test_ids_pytest_gives_again_differently_are_found(tmp_path: Path) -> None:
 
 def test_every_mutation_selection_keeps_its_ids_between_collections() -> None:
     """Else every mutant whose tests include a moving id ends with "not run" (255)."""
-    assert tasks.moving_test_ids(tasks.selection_of(list(tasks.MUTATION_TESTS))) == []
+    assert mutate.moving_test_ids(mutate.selection_of(list(MUTATION_TESTS))) == []
 
 
 def test_tests_that_cannot_be_collected_stop_the_task(tmp_path: Path) -> None:
@@ -107,5 +109,5 @@ def test_tests_that_cannot_be_collected_stop_the_task(tmp_path: Path) -> None:
     (tmp_path / "test_none.py").write_text("x = 1\n")
     for tests in (["test_missing.py"], ["test_none.py"]):
         with pytest.raises(SystemExit) as stopped:
-            tasks.moving_test_ids(tests, cwd=tmp_path)
+            mutate.moving_test_ids(tests, cwd=tmp_path)
         assert str(stopped.value).startswith(f"could not collect {tests[0]} (pytest exit ")

@@ -22,6 +22,7 @@ from packaging.utils import canonicalize_name
 
 import tasks
 from tests.test_dependency_lock import read_lock
+from tools.tasks import checkout, locks, venv_setup
 
 RUNTIME, DEV = "requirements.txt", "requirements-dev.txt"
 QUIET = re.compile(r"-q+|--quiet|--progress-bar=off")
@@ -43,7 +44,7 @@ class Stdout(io.StringIO):
 
 
 class Machine:
-    """A machine for tasks.setup(): .venv under tmp_path, each command recorded, not run.
+    """A machine for venv_setup.setup(): .venv under tmp_path, each command recorded, not run.
 
     Made in the test itself, not in a fixture: pytest points sys.stdout at its own capture
     again between a fixture's set-up and the test.
@@ -52,11 +53,11 @@ class Machine:
     def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, terminal: bool):
         self.log: list[object] = []  # printed lines (str) and commands (tuple) in order
         self.venv = tmp_path / ".venv"
-        monkeypatch.setattr(tasks, "VENV", self.venv)
-        monkeypatch.setattr(tasks, "BIN", self.venv / "bin")
-        monkeypatch.setattr(tasks, "STAMP", self.venv / ".requirements.sha256")
+        monkeypatch.setattr(venv_setup, "VENV", self.venv)
+        monkeypatch.setattr(venv_setup, "BIN", self.venv / "bin")
+        monkeypatch.setattr(venv_setup, "STAMP", self.venv / ".requirements.sha256")
         monkeypatch.setattr(sys, "stdout", Stdout(self.log, terminal=terminal))
-        monkeypatch.setattr(tasks, "run", lambda *argv: self.log.append(tuple(map(str, argv))))
+        monkeypatch.setattr(venv_setup, "run", lambda *argv: self.log.append(tuple(map(str, argv))))
         machine = self
 
         class Builder:
@@ -75,7 +76,7 @@ class Machine:
         (self.venv / "bin").mkdir(parents=True)
         (self.venv / "bin" / "python").write_text("")
         if stamp:
-            tasks.STAMP.write_text(stamp)
+            venv_setup.STAMP.write_text(stamp)
 
     def commands(self) -> list[tuple[str, ...]]:
         return [entry for entry in self.log if isinstance(entry, tuple)]
@@ -95,7 +96,7 @@ def installing(lock: str) -> str:
     some = f"{marked} of them only on some platforms or Pythons; " if marked else ""
     return (
         f"tasks.py: installing {len(entries)} packages from {lock} ({some}about "
-        f"{tasks.INSTALLED_MB[lock]} MB installed, as measured on Linux x86_64), each file "
+        f"{venv_setup.INSTALLED_MB[lock]} MB installed, as measured on Linux x86_64), each file "
         "hash-checked: pip install --require-hashes"
     )
 
@@ -104,7 +105,7 @@ def test_a_fresh_plan_says_each_phase_before_pip_speaks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     machine = Machine(tmp_path, monkeypatch, terminal=False)
-    tasks.setup(RUNTIME)
+    venv_setup.setup(RUNTIME)
     python = sys.version.split()[0]
     pip = machine.pip()
     assert machine.log[:4] == [
@@ -122,20 +123,20 @@ def test_a_fresh_plan_says_each_phase_before_pip_speaks(
     )
     assert pip[0] == str(machine.venv / "bin" / "python")
     assert "--require-hashes" in pip and pip[pip.index("-r") + 1] == RUNTIME
-    assert tasks.STAMP.read_text() == f"{tasks._digest()} {RUNTIME}"
+    assert venv_setup.STAMP.read_text() == f"{venv_setup._digest()} {RUNTIME}"
 
 
 def test_the_count_and_size_lines_are_the_locks() -> None:
     """The stdlib reading of a lock (tasks.py runs before .venv) agrees with `packaging`'s."""
-    for lock in tasks.LOCKS:
+    for lock in locks.LOCKS:
         entries = read_lock(lock)
-        packages = tasks.locked_packages(lock)
+        packages = locks.locked_packages(lock)
         assert set(packages) == set(entries)
         assert {n for n, marked in packages.items() if marked} == {
             n for n, e in entries.items() if e.marker
         }
-    assert sum(tasks.locked_packages(DEV).values()) > 0  # the dev lock has markers to count
-    assert tasks.INSTALLED_MB[RUNTIME] < tasks.INSTALLED_MB[DEV]
+    assert sum(locks.locked_packages(DEV).values()) > 0  # the dev lock has markers to count
+    assert venv_setup.INSTALLED_MB[RUNTIME] < venv_setup.INSTALLED_MB[DEV]
 
 
 @pytest.mark.parametrize("terminal", [True, False])
@@ -143,7 +144,7 @@ def test_pip_is_never_quiet_and_draws_bars_only_on_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, terminal: bool
 ) -> None:
     machine = Machine(tmp_path, monkeypatch, terminal=terminal)
-    tasks.setup()
+    venv_setup.setup()
     pip = machine.pip()
     assert not [arg for arg in pip if QUIET.fullmatch(arg)]
     if terminal:
@@ -154,7 +155,7 @@ def test_pip_is_never_quiet_and_draws_bars_only_on_a_terminal(
 
 
 def test_a_command_writes_to_the_terminal_uncaptured(monkeypatch: pytest.MonkeyPatch) -> None:
-    """tasks.run (pip's runner) leaves stdout and stderr to the command."""
+    """checkout.run (pip's runner) leaves stdout and stderr to the command."""
     seen: list[dict[str, object]] = []
 
     def fake_run(argv: list[str], **options: object) -> subprocess.CompletedProcess[bytes]:
@@ -162,7 +163,7 @@ def test_a_command_writes_to_the_terminal_uncaptured(monkeypatch: pytest.MonkeyP
         return subprocess.CompletedProcess(argv, 0)
 
     monkeypatch.setattr(subprocess, "run", fake_run)
-    tasks.run("pip", "install")
+    checkout.run("pip", "install")
     (options,) = seen
     assert not {"stdout", "stderr", "capture_output"} & set(options)
 
@@ -218,8 +219,8 @@ def test_a_venv_that_has_the_lock_is_left_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stamp: str, wanted: str
 ) -> None:
     machine = Machine(tmp_path, monkeypatch, terminal=False)
-    machine.set_up(wanted, stamp.format(digest=tasks._digest()))
-    tasks.setup(wanted)
+    machine.set_up(wanted, stamp.format(digest=venv_setup._digest()))
+    venv_setup.setup(wanted)
     assert machine.log == []
 
 
@@ -227,10 +228,10 @@ def test_a_test_after_a_plan_adds_the_dev_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     machine = Machine(tmp_path, monkeypatch, terminal=False)
-    machine.set_up(RUNTIME, f"{tasks._digest()} {RUNTIME}")
-    tasks.setup(DEV)
+    machine.set_up(RUNTIME, f"{venv_setup._digest()} {RUNTIME}")
+    venv_setup.setup(DEV)
     added = len(set(read_lock(DEV)) - set(read_lock(RUNTIME)))
-    more = tasks.INSTALLED_MB[DEV] - tasks.INSTALLED_MB[RUNTIME]
+    more = venv_setup.INSTALLED_MB[DEV] - venv_setup.INSTALLED_MB[RUNTIME]
     assert machine.lines()[:2] == [
         installing(DEV),
         f"tasks.py: .venv has {RUNTIME} already: {added} of them are new (about {more} MB), "
@@ -238,7 +239,7 @@ def test_a_test_after_a_plan_adds_the_dev_lock(
     ]
     assert machine.pip()[-2:] == ("-r", DEV)
     assert ("venv", str(machine.venv)) not in machine.log
-    assert tasks.STAMP.read_text() == tasks._digest()  # what older tasks.py versions read
+    assert venv_setup.STAMP.read_text() == venv_setup._digest()  # what older tasks.py versions read
 
 
 @pytest.mark.parametrize(
@@ -251,7 +252,7 @@ def test_a_changed_requirements_file_updates_what_venv_has(
     """A .venv with the tools keeps them up to date, even for a plan."""
     machine = Machine(tmp_path, monkeypatch, terminal=False)
     machine.set_up(installed, "0" * 64 if installed == DEV else f"{'0' * 64} {installed}")
-    tasks.setup(wanted)
+    venv_setup.setup(wanted)
     assert machine.lines()[:2] == [
         f"tasks.py: a requirements file changed since .venv was set up ({installed}): updating it",
         installing(updated),
@@ -264,8 +265,8 @@ def test_a_venv_without_a_record_is_installed_into(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stamp: str
 ) -> None:
     machine = Machine(tmp_path, monkeypatch, terminal=False)
-    machine.set_up(RUNTIME, stamp.format(digest=tasks._digest()))
-    tasks.setup(RUNTIME)
+    machine.set_up(RUNTIME, stamp.format(digest=venv_setup._digest()))
+    venv_setup.setup(RUNTIME)
     assert machine.lines()[:2] == [
         "tasks.py: installing into the existing .venv (tasks.py has not set it up before)",
         installing(RUNTIME),
@@ -300,6 +301,6 @@ def test_the_announced_size_is_measured_here(lock: str) -> None:
         if installed != entry.version:
             pytest.skip(f"this environment is not {lock}'s ({name}: {installed})")
     measured = _installed_mb(set(entries))
-    assert abs(tasks.INSTALLED_MB[lock] - measured) <= 0.15 * measured, (
-        f"{lock} takes {measured:.0f} MB here: set INSTALLED_MB in tasks.py"
+    assert abs(venv_setup.INSTALLED_MB[lock] - measured) <= 0.15 * measured, (
+        f"{lock} takes {measured:.0f} MB here: set INSTALLED_MB in tools/tasks/venv_setup.py"
     )

@@ -5,7 +5,9 @@
   `plan_platform` computes the same plan without Pulumi.
 - `overrides`: PlatformOverrides, stack config's `comp:path=val` / `comp:enabled=false`.
 - `chart_values`: which values paths the pinned chart knows (`recipes/chart-values/`), so a
-  misspelt `set` path is a config error rather than a silently ignored value.
+  misspelt `set` path is a config error rather than a silently ignored value; read from its
+  `values.yaml` (`values_yaml`, `values_comments`) or `values.schema.json`
+  (`values_schema`) along Helm's values paths (`values_paths`).
 - `runtime_patch`: the Kubeflow Trainer runtimeClassName + /dev/shm hotfix as SSA patches.
 - `check_plan`, `check_jobs`, `deployment_checks`: deployment checks as Jobs (GPU smoke Job,
   expected resources).

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from stacks.offline.delete_first import SECRET, UNKNOWN, delete_first
 from stacks.offline.diff_paths import (
     InputChange,
     flatten,
@@ -37,12 +38,10 @@ from stacks.offline.diff_paths import (
     rule_segments,
     segments,
 )
-from stacks.offline.replacement_rules import Rules, TypeRules, load_rules
+from stacks.offline.replacement_rules import Rules, load_rules
 from stacks.offline.snapshot_graph import identity_keys, run_order
 
 Op = Literal["create", "update", "replace", "delete"]
-UNKNOWN = "[unknown]"
-SECRET = "[secret]"
 KNOWN = "[known]"
 """The old side of an input that is known now and unknown until an upstream change runs."""
 PROVIDER = "provider"
@@ -270,7 +269,12 @@ def _fate(
         tuple(because),
         op == "replace"
         and delete_first(
-            opts, type_rules, because, before.get("inputs") or {}, r.get("inputs") or {}, rules
+            opts,
+            type_rules,
+            PROVIDER in because,
+            before.get("inputs") or {},
+            r.get("inputs") or {},
+            rules,
         ),
         tuple(kept),
         ignored,
@@ -278,62 +282,6 @@ def _fate(
         protected=op == "replace" and bool(old_opts.get("protect") or opts.get("protect")),
         previous_urn=previous,
     )
-
-
-def delete_first(
-    opts: Mapping[str, Any],
-    type_rules: TypeRules,
-    because: list[str],
-    old_inputs: Mapping[str, Any],
-    new_inputs: Mapping[str, Any],
-    rules: Rules,
-) -> bool:
-    """Whether the engine deletes a replaced resource before it creates the replacement
-    (rules.json `engine`): the resource's own `deleteBeforeReplace`, else what its
-    provider's `Diff` asks. A replacement because of the provider (`PROVIDER`) is decided
-    before the provider's `Diff` runs, so then only the option counts."""
-    if opts.get("deleteBeforeReplace"):
-        return True
-    if PROVIDER in because and rules.provider_change_skips_diff:
-        return False
-    if type_rules.delete_before_replace:
-        return True
-    return type_rules.delete_before_replace_if_kept_name and keeps_name(old_inputs, new_inputs)
-
-
-def keeps_name(old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]) -> bool:
-    """pulumi-kubernetes' condition for deleting first (rules.json
-    `deleteBeforeReplaceWhenNamedAndKept`): the object is named in its inputs (not
-    auto-named, not `generateName`) and its `.metadata.name` and `.metadata.namespace` are
-    those of the old inputs (a namespace left out is `default`). A name or namespace unknown
-    at preview is read as kept: conservatively deleted first, as the `up` does when it
-    resolves to the same name."""
-    old_md, new_md = _metadata(old_inputs), _metadata(new_inputs)
-    if new_md is None or old_md is None:
-        return True  # the whole metadata is unknown: it may well keep its name
-    name, old_name = new_md.get("name"), old_md.get("name")
-    if not name or not old_name:
-        return False  # auto-named now (a new name) or before (its live name was generated)
-    if _unknown(name) or _unknown(old_name):
-        return True
-    if name != old_name:
-        return False
-    namespace, old_namespace = new_md.get("namespace"), old_md.get("namespace")
-    if _unknown(namespace) or _unknown(old_namespace):
-        return True
-    return bool((namespace or "default") == (old_namespace or "default"))
-
-
-def _metadata(inputs: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """An object's `metadata` input ({} when there is none); None when it is unknown."""
-    found = inputs.get("metadata")
-    if isinstance(found, Mapping):
-        return found
-    return None if _unknown(found) else {}
-
-
-def _unknown(value: Any) -> bool:
-    return value in (UNKNOWN, SECRET)
 
 
 def _forces(pattern: str, path: str) -> bool:

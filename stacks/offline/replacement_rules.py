@@ -32,7 +32,7 @@ class TypeRules:
     source: str = ""
     delete_before_replace_if_kept_name: bool = False
     """pulumi-kubernetes: its `Diff` asks to delete first only for an object that is not
-    auto-named and keeps its name and namespace (`lifecycle.delete_first`)."""
+    auto-named and keeps its name and namespace (`delete_first.keeps_name`)."""
 
 
 @dataclass(frozen=True)

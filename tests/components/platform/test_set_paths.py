@@ -20,12 +20,12 @@ from components.platform.chart_values import (
     CHART_VALUES,
     ChartValues,
     chart_values,
-    from_values_text,
-    render,
     set_problems,
     unknown_paths,
 )
 from components.platform.platform_config import PlatformConfig
+from components.platform.values_paths import render
+from components.platform.values_yaml import from_values_text
 from recipes import PROJECT_CATALOG, Catalog, load_catalog
 from stacks.config.recipe import recipe_problems, resolve_recipe
 from tests.components.platform.platform_helpers import project_catalog, project_recipe

@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
+from stacks.offline.delete_first import UNKNOWN, keeps_name
 from stacks.offline.diff_changes import diff_snapshots
-from stacks.offline.lifecycle import PROVIDER, UNKNOWN, Lifecycle, classify, keeps_name
+from stacks.offline.lifecycle import PROVIDER, Lifecycle, classify
 from stacks.offline.replacement_rules import RULES, load_rules
 from stacks.offline.snapshot import Snapshot
 from tests.stacks.offline.test_day2 import base_plan

@@ -71,7 +71,7 @@ def test_kubernetes_and_command_rules() -> None:
     rules = load_rules()
     job = rules.for_type("kubernetes:batch/v1:Job")
     assert ".spec.template" in job.force_new and ".metadata.name" in job.force_new
-    # deleted first only when named and keeping its name and namespace (lifecycle.keeps_name)
+    # deleted first only when named and keeping its name and namespace (delete_first.keeps_name)
     assert not job.delete_before_replace and job.delete_before_replace_if_kept_name
     crd = rules.for_type("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntimePatch")
     assert crd.force_new == (".metadata.name", ".metadata.namespace")

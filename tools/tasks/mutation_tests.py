@@ -1,0 +1,83 @@
+"""MUTATION_TESTS: the modules `python3 tasks.py mutate` mutates, each with its tests."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Mutation testing (`python3 tasks.py mutate`): each module mutmut mutates, and the tests that
+# exercise it, which are all that run against its mutants (the whole suite takes minutes on 2
+# cores). tests/test_tasks_mutate.py keeps every path here existing and every critical module
+# (issue 16, class 8) listed.
+_CONFIG_TESTS = (
+    "tests/stacks/config",
+    "tests/hardening/test_hardening_config_patterns.py",
+    "tests/hardening/test_hardening_secrets.py",
+    "tests/hardening/test_hardening_plain_credentials.py",
+    "tests/hardening/test_hardening_late_validation.py",
+)
+# The config tests that call these modules directly; the whole-program hardening runs are
+# left out of their selection for speed (problems.py alone has 448 mutants).
+_CONFIG_UNIT_TESTS = ("tests/stacks/config", "tests/components/arc/test_arc_config.py")
+_HOST_PARAM_TESTS = (
+    "tests/components/host/test_github_runner_params.py",
+    "tests/components/host/test_render.py",
+    "tests/components/host/test_step_authorized_keys.py",
+    "tests/components/host/test_params.py",
+    "tests/components/host/test_ssh_keys.py",
+    "tests/components/host/test_host_params_mutants.py",
+    "tests/hardening/test_hardening_late_validation.py",
+)
+_POLICY_TESTS = (
+    "tests/policy",
+    "tests/hardening/test_hardening_policy.py",
+    "tests/hardening/test_hardening_ingress.py",
+)
+MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
+    "stacks/config/annotations.py": _CONFIG_TESTS,
+    "stacks/config/loader.py": (*_CONFIG_TESTS, "tests/stacks/offline/test_stack_file_yaml.py"),
+    "stacks/config/param_keys.py": _CONFIG_TESTS,
+    "stacks/config/param_problems.py": _CONFIG_TESTS,
+    "stacks/config/namespaces.py": _CONFIG_UNIT_TESTS,
+    "stacks/config/problems.py": _CONFIG_UNIT_TESTS,
+    "stacks/config/recipe.py": _CONFIG_UNIT_TESTS,
+    "stacks/config/reference.py": _CONFIG_UNIT_TESTS,
+    "stacks/config/stack.py": _CONFIG_TESTS,
+    "stacks/config/capacity.py": _CONFIG_TESTS,
+    "stacks/config/views.py": _CONFIG_TESTS,
+    "stacks/config/usage.py": (*_CONFIG_TESTS, "tests/stacks/layers/test_costs.py"),
+    "components/host/chain.py": (
+        "tests/components/host/test_chain.py",
+        "tests/components/host/test_reboot_wait.py",
+        "tests/components/host/test_chain_mutants.py",
+    ),
+    "components/host/compat.py": (
+        "tests/components/host/test_compat.py",
+        "tests/components/host/test_compat_mutants.py",
+        "tests/stacks/config/test_host_versions.py",
+    ),
+    "components/host/params.py": _HOST_PARAM_TESTS,
+    "components/host/step.py": _HOST_PARAM_TESTS,
+    "components/host/bootstrap_params.py": _HOST_PARAM_TESTS,
+    "components/host/runner_params.py": _HOST_PARAM_TESTS,
+    "components/host/cluster_params.py": _HOST_PARAM_TESTS,
+    "components/host/ssh_keys.py": _HOST_PARAM_TESTS,
+    "recipes/resolver.py": (
+        "tests/recipes/test_recipe_semantics.py",
+        "tests/recipes/test_resolver_mutants.py",
+    ),
+    "recipes/merge.py": (
+        "tests/recipes/test_recipe_merge_fields.py",
+        "tests/recipes/test_recipe_semantics.py",
+        "tests/recipes/test_recipe_aicr_ported.py",
+    ),
+    "policy/rule.py": _POLICY_TESTS,
+    "policy/rules.py": _POLICY_TESTS,
+    "policy/world_openings.py": _POLICY_TESTS,
+    "policy/ingress.py": _POLICY_TESTS,
+    "policy/image_digests.py": _POLICY_TESTS,
+    "policy/pod_specs.py": _POLICY_TESTS,
+    "policy/runners.py": _POLICY_TESTS,
+    "policy/gpu_tags.py": _POLICY_TESTS,
+    "policy/env_secrets.py": _POLICY_TESTS,
+    "policy/chart_versions.py": _POLICY_TESTS,
+}
