@@ -142,15 +142,15 @@ def test_a_group_with_an_upward_import_is_caught(tmp_path: Path) -> None:
 
 
 def _layout_section() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    return readme.split("## How it is built\n", 1)[1].split("\n## ", 1)[0]
+    page = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    return page.split("\n## How it is built\n", 1)[1].split("\n## ", 1)[0]
 
 
 def _layout_table() -> str:
     return "\n".join(line for line in _layout_section().splitlines() if line.startswith("| `"))
 
 
-def test_the_readme_layout_table_names_only_paths_that_exist() -> None:
+def test_the_layout_table_names_only_paths_that_exist() -> None:
     roots = (*PACKAGES, "tests", "bench", ".github", "examples")
     paths = [
         p
@@ -163,7 +163,7 @@ def test_the_readme_layout_table_names_only_paths_that_exist() -> None:
     assert paths and missing == []
 
 
-def test_the_readme_layout_table_names_every_package() -> None:
+def test_the_layout_table_names_every_package() -> None:
     table = _layout_section()
     packages = sorted(
         str(init.parent.relative_to(REPO)) + "/"
@@ -171,3 +171,27 @@ def test_the_readme_layout_table_names_every_package() -> None:
         for init in (REPO / package).rglob("__init__.py")
     )
     assert [p for p in packages if f"`{p}`" not in table] == []
+
+
+MAX_MODULE_LINES = 350
+"""A production module longer than this holds more than one concept: split it (issue #30)."""
+PRODUCTION = ("core", "recipes", "components", "stacks", "policy", "bench", "tools")
+
+
+def production_modules() -> list[Path]:
+    found = [REPO / "tasks.py", REPO / "__main__.py"]
+    for top in PRODUCTION:
+        found += sorted((REPO / top).rglob("*.py"))
+    found += sorted((REPO / ".github" / "actions").rglob("*.py"))
+    return [p for p in found if "node_modules" not in p.parts]
+
+
+def test_no_production_module_is_longer_than_the_limit() -> None:
+    modules = production_modules()
+    assert len(modules) > 100  # the walk found the program, not an empty folder
+    long = {
+        str(p.relative_to(REPO)): n
+        for p in modules
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, f"split these by concept: {long}"

@@ -88,7 +88,7 @@ PrivateKey = Annotated[
 ]
 
 
-# Field descriptions: the README's config reference (stacks/config/reference.py).
+# Field descriptions: the config reference, docs/configuration.md (stacks/config/reference.py).
 _VERSIONS = "what the bootstrap installs, checked against the toolkit x nvkind x CDI rules"
 _DOCKER_USER = "default: the SSH user (none for `local`); added to the `docker` group"
 _REBOOT = 'reboot after installing a missing driver, and wait; `false`: stop, "reboot required"'

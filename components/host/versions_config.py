@@ -123,7 +123,7 @@ ReleaseVersion = Annotated[str, AfterValidator(_release_version)]
 GitCommit = Annotated[str, AfterValidator(_nvkind_commit)]
 
 
-# Field descriptions: the README's config reference (stacks/config/reference.py).
+# Field descriptions: the config reference, docs/configuration.md (stacks/config/reference.py).
 _COMMIT_DATE = "required with `commit`: its date, by which the compatibility rules order commits"
 _BINARY_URL = "required with `binarySha256`; a prebuilt nvkind to download instead (https)"
 _BINARY_SHA = "required with `binaryUrl`; its SHA-256"

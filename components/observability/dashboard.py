@@ -1,6 +1,6 @@
 """The "GPU CI" Grafana dashboard, built with Grafana's own grafana-foundation-sdk.
 
-Four rows, each answering one question (README, "Observability"):
+Four rows, each answering one question (docs/observability.md#the-gpu-ci-dashboard):
 1. Jobs: how long do GPU jobs wait for a runner, and run? (queue and execution p50/p95, jobs)
 2. Runners: is each scale set sized right? (busy/idle/desired/max, assigned/running, failed)
 3. GPUs: how busy are the GPUs we pay for? (utilization and memory per GPU, GPU-hours)

@@ -95,7 +95,8 @@ class ObservabilityConfig(ConfigModel):
     )
     storageClassName: K8sName | None = Field(
         None,
-        description="default: the cluster's default StorageClass (OKE: oci-bv; kind: standard)",
+        description="default: the cluster's default StorageClass (OKE: oci-bv, kind: "
+        "standard); the StorageClass of Prometheus's volume",
     )
     monitorLabels: NodeLabels = Field(
         default_factory=lambda: {"release": "kube-prometheus-stack"},

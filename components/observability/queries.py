@@ -137,4 +137,5 @@ USAGE_QUERIES = {
     "minutesPerJob": MINUTES_PER_JOB,
     "overheadMinutesPerJob": OVERHEAD_MINUTES_PER_JOB,
 }
-"""`gpu-ci:usage` keys and the query that measures each (README: "Feed the cost model")."""
+"""`gpu-ci:usage` keys and the query that measures each
+(docs/observability.md#feed-the-cost-model)."""

@@ -38,7 +38,7 @@ class OciGpuInstance(pulumi.ComponentResource):
       fallback list or tenancy applies to VMs created later and moves no running VM.
     - the image, when it comes from a filter (newest Ubuntu for the shape): a newer image
       release must not replace a running runner.
-    `pulumi up --replace <urn>` takes any of them on purpose (README, "Day 2").
+    `pulumi up --replace <urn>` takes any of them on purpose (docs/day-2.md#replacing-on-purpose).
 
     A pinned image (`vm.image.id`) is the opposite case: a new pinned id is a request for
     that image, and it **replaces the instance** (`replace_on_changes`). terraform-provider-oci

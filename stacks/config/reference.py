@@ -1,11 +1,11 @@
 """The config reference: every `gpu-ci:` key, its default and its meaning, from the models.
 
-README.md's "Stack config" table is this module's output (between the markers
+The reference table of docs/configuration.md is this module's output (between the markers
 `<!-- config-reference:start -->` and `<!-- config-reference:end -->`), and a test keeps
 the two equal, so the reference cannot drift from the code:
 
-    .venv/bin/python -m stacks.config.reference                    # print the table
-    .venv/bin/python -m stacks.config.reference --write README.md  # replace it there
+    .venv/bin/python -m stacks.config.reference                                # print it
+    .venv/bin/python -m stacks.config.reference --write docs/configuration.md  # replace it
 
 Rows come from `StackConfig`'s fields, recursively: a nested model is a row of its own and
 one row per field below it (`vm.image.id`), a list of models one per item field
@@ -229,7 +229,8 @@ def _between(text: str) -> tuple[int, int]:
 
 
 def readme_copy(text: str) -> str:
-    """The table a README holds between the markers (without their line breaks)."""
+    """The table a page (docs/configuration.md) holds between the markers (without their
+    line breaks)."""
     start, end = _between(text)
     return text[start:end].strip("\n") + "\n"
 

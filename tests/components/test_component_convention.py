@@ -18,7 +18,7 @@ SOURCES = sorted((REPO / "components").rglob("*.py"))
 OPTION_FIELDS = {"depends_on", "after", "provider", "providers"}
 NAMED_APART = {
     # Registered before the convention; renaming changes their URNs (an alias would keep
-    # them, but the names are also what `stacks diff` and the README show).
+    # them, but the names are also what `stacks diff` and the README's graph show).
     ("components/oci/vm_capacity.py", "'network'"),
     ("components/oci/vm_capacity.py", "'placement'"),
     ("components/oci/vm_capacity.py", "f'gpu-vm-{index}'"),

@@ -174,8 +174,8 @@ def test_help_values_are_the_bundled_catalogs(
         assert f"{flag} {HELP[name]}: {listed}" in text, name
 
 
-def test_the_readme_recipe_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def test_the_docs_recipe_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "recipes.md").read_text()
     lines = [
         line for line in readme.splitlines() if line.startswith(".venv/bin/python -m recipes ")
     ]

@@ -1,10 +1,13 @@
-"""Every project command in the README's ```sh blocks runs, exactly as written.
+"""Every project command in the ```sh blocks of the docs (README.md and every docs/*.md)
+runs, exactly as written.
 
 A command is a line that starts with `.venv/bin/python -m stacks`, `.venv/bin/python -m
 recipes` or `python3 tasks.py plan`. Each runs in a copy of the checkout (so the files it
 writes, such as `plan.json`, land in a temporary folder and nothing is rewritten), whose
 `.venv` is this interpreter's virtualenv, already set up: `tasks.py plan` then skips the
 install (which needs the network and minutes) and plans, as on a machine that ran it once.
+Other lines (`pulumi ...`, `kubectl ...`, `curl ...`) need a cloud account, a cluster or the
+network and are not run. The pages run in turn, README first, each page's commands in order.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-import tasks
 from stacks.offline.plan import REPO
+from tools.tasks import venv_setup
 
 README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
 PROJECT_COMMAND = re.compile(r"(\.venv/bin/python -m (stacks|recipes)|python3 tasks\.py plan)\b")
 _SH_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 _NOT_COPIED = shutil.ignore_patterns(
@@ -39,13 +43,22 @@ _NOT_COPIED = shutil.ignore_patterns(
 )
 
 
-def readme_commands() -> list[str]:
-    """The project commands of the README's sh blocks, in order, comments kept."""
+def page_commands(page: Path) -> list[str]:
+    """The project commands of a page's sh blocks, in order, comments kept."""
     return [
         line.strip()
-        for block in _SH_BLOCK.findall(README.read_text())
+        for block in _SH_BLOCK.findall(page.read_text(encoding="utf-8"))
         for line in block.splitlines()
         if PROJECT_COMMAND.match(line.strip())
+    ]
+
+
+def docs_commands() -> list[tuple[str, str]]:
+    """(page, command) for every page, README first."""
+    return [
+        (page.relative_to(REPO).as_posix(), command)
+        for page in PAGES
+        for command in page_commands(page)
     ]
 
 
@@ -69,22 +82,29 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(ours / "pyvenv.cfg", venv / "pyvenv.cfg")
     (venv / "bin" / "python").symlink_to(Path(sys.executable))
     (venv / "lib").symlink_to(ours / "lib", target_is_directory=True)
-    (venv / ".requirements.sha256").write_text(tasks._digest())  # set up, for tasks.py
+    (venv / ".requirements.sha256").write_text(venv_setup._digest())  # set up, for tasks.py
     return root
 
 
-def test_the_readme_shows_the_first_commands() -> None:
-    commands = readme_commands()
-    assert any(c.startswith("python3 tasks.py plan") for c in commands)
+def test_the_readme_shows_exactly_the_two_first_commands() -> None:
+    """A fresh machine needs these two and nothing else; the rest is on the docs pages."""
+    first = _SH_BLOCK.findall(README.read_text(encoding="utf-8"))[0]
+    assert [line.split("#")[0].strip() for line in first.splitlines()] == [
+        "python3 tasks.py plan",
+        "python3 tasks.py test",
+    ]
+    commands = [c for _, c in docs_commands()]
     assert any(c.startswith(".venv/bin/python -m stacks plan") for c in commands)
+    assert any(c.startswith(".venv/bin/python -m stacks diff") for c in commands)
     assert any(c.startswith(".venv/bin/python -m recipes") for c in commands)
 
 
-def test_no_readme_line_runs_the_system_python_on_the_project() -> None:
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_no_line_runs_the_system_python_on_the_project(page: Path) -> None:
     """`python -m stacks` needs the virtualenv's Pulumi SDK: sh blocks say .venv/bin/python."""
     bare = [
         line
-        for block in _SH_BLOCK.findall(README.read_text())
+        for block in _SH_BLOCK.findall(page.read_text(encoding="utf-8"))
         for line in block.splitlines()
         if re.match(r"\s*python3? -m (stacks|recipes)\b", line)
     ]
@@ -92,16 +112,18 @@ def test_no_readme_line_runs_the_system_python_on_the_project() -> None:
 
 
 @pytest.mark.parametrize(
-    "command", readme_commands(), ids=lambda c: shlex.join(shlex.split(c, comments=True))
+    ("page", "command"),
+    docs_commands(),
+    ids=lambda v: v if v.endswith(".md") else shlex.join(shlex.split(v, comments=True)),
 )
-def test_a_readme_command_runs_as_written(command: str, checkout: Path) -> None:
+def test_a_docs_command_runs_as_written(page: str, command: str, checkout: Path) -> None:
     argv = shlex.split(command, comments=True)
     if argv[0] == "python3" and shutil.which("python3") is None:
         pytest.skip("no python3 on PATH")
     done = subprocess.run(
         argv, cwd=checkout, capture_output=True, text=True, check=False, timeout=300
     )
-    assert done.returncode in _expected_codes(argv), done.stderr[-3000:]
+    assert done.returncode in _expected_codes(argv), f"{page}: {done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr
     assert done.stdout.strip()  # it printed what it is for
     for name in _output_files(argv):

@@ -1,5 +1,6 @@
-"""The README's config reference is the models' own (stacks/config/reference.py), so it
-cannot drift from the code; and the README's example error is what the program prints."""
+"""The config reference in docs/configuration.md is the models' own
+(stacks/config/reference.py), so it cannot drift from the code; and the page's example
+error is what the program prints."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from stacks.config.reference import END, START, main, readme_copy, reference_row
 from stacks.config.stack import StackConfig
 from stacks.offline.plan import REPO
 
-README = REPO / "README.md"
-REGENERATE = "regenerate it: .venv/bin/python -m stacks.config.reference --write README.md"
+CONFIGURATION = REPO / "docs" / "configuration.md"
+REGENERATE = (
+    "regenerate it: .venv/bin/python -m stacks.config.reference --write docs/configuration.md"
+)
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
@@ -39,8 +42,8 @@ def _holds_secret(annotation: Any) -> bool:
     return annotation is SecretStr or any(_holds_secret(arg) for arg in get_args(annotation))
 
 
-def test_the_readme_holds_the_generated_reference() -> None:
-    text = README.read_text()
+def test_the_configuration_page_holds_the_generated_reference() -> None:
+    text = CONFIGURATION.read_text(encoding="utf-8")
     assert text.count(START) == 1 and text.count(END) == 1
     assert readme_copy(text) == render_reference(), REGENERATE
 
@@ -151,16 +154,16 @@ def test_the_cli_prints_the_table_and_writes_it(tmp_path: Path) -> None:
     assert main(["--write", str(tmp_path / "missing.md")]) == 2
 
 
-def _stack_config_section() -> str:
-    text = README.read_text()
-    start = text.index("\n## Stack config")
+def _validation_section() -> str:
+    text = CONFIGURATION.read_text(encoding="utf-8")
+    start = text.index("\n## Validation\n")
     return text[start : text.index("\n## ", start + 1)]
 
 
-def test_the_readme_example_error_is_what_the_program_prints(tmp_path: Path) -> None:
-    """The section's first YAML block is a stack file; the plain block after it, what
-    planning it prints: the test writes the one and compares the other, exactly."""
-    section = _stack_config_section()
+def test_the_example_error_is_what_the_program_prints(tmp_path: Path) -> None:
+    """The Validation section's first YAML block is a stack file; the plain block after it,
+    what planning it prints: the test writes the one and compares the other, exactly."""
+    section = _validation_section()
     stack_file = re.search(r"\n```yaml\n(.*?)```\n", section, re.DOTALL)
     assert stack_file is not None
     printed = re.search(r"\n```\n(error: .*?)```\n", section[stack_file.end() :], re.DOTALL)
@@ -175,8 +178,8 @@ def test_the_readme_example_error_is_what_the_program_prints(tmp_path: Path) -> 
         check=False,
     )
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == printed[1], "paste the program's stderr into the README"
-    assert "(3 problems)" in printed[1]  # short, as the README promises
+    assert done.stderr == printed[1], "paste the program's stderr into docs/configuration.md"
+    assert "(3 problems)" in printed[1]  # short, as the page promises
     # The allowed-keys list it prints is every top-level key.
     allowed = re.search(r"allowed keys: ([^\n]*)", printed[1])
     assert allowed is not None

@@ -404,8 +404,9 @@ def test_turning_observability_off_deletes_only_what_it_added(tmp_path: Path) ->
 
 def test_a_new_grafana_password_replaces_its_secret(tmp_path: Path) -> None:
     """Kubernetes Secrets are immutable to pulumi-kubernetes: new data is a new Secret
-    (delete-before-replace: its name is fixed). Grafana reads it at start; the README says to
-    restart it. Setting a password drops the generated one."""
+    (delete-before-replace: its name is fixed). Grafana reads it at start;
+    docs/observability.md#day-2 says to restart it. Setting a password drops the generated
+    one."""
 
     def password(text: str) -> Edit:
         given = {"secure": f"v1:{text}"}

@@ -135,7 +135,7 @@ def test_rotating_the_host_key_updates_every_remote_step(tmp_path: Path) -> None
     """Every remote step's connection holds the key: each is updated (re-run) in place.
     The kubeconfig step re-runs too, so its output is unknown at preview and the
     provider and the platform show as replaced; the `up` then reads the same kubeconfig
-    (README, Day 2)."""
+    (docs/day-2.md#what-each-change-does)."""
     old = plan_stack("dev", project_with(tmp_path / "old", {"dev": [host_key("v1:OLD")]}))
     new = plan_stack("dev", project_with(tmp_path / "new", {"dev": [host_key("v1:NEW")]}))
     result = classify(old, new)

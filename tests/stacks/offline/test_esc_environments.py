@@ -387,10 +387,10 @@ def test_refused_imports(environment: str, message: str, tmp_path: Path) -> None
     assert refusal(project(tmp_path, stack)) == message
 
 
-def test_the_readmes_esc_example_plans_with_the_note_it_shows(tmp_path: Path) -> None:
-    """README's definition of gpu-ci/dev, for Pulumi.dev.yaml without its own copies of
-    the keys, plans and prints the note README shows."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_docs_esc_example_plans_with_the_note_it_shows(tmp_path: Path) -> None:
+    """docs/getting-started.md's definition of gpu-ci/dev, for Pulumi.dev.yaml without its
+    own copies of the keys, plans and prints the note the page shows."""
+    readme = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
     definition = "#" + readme.split("# The definition of gpu-ci/dev.", 1)[1].split("```", 1)[0]
     shown = readme.split("where its keys came from:\n\n```\n", 1)[1].split("\n```", 1)[0]
     dev = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text(encoding="utf-8"))
