@@ -14,6 +14,7 @@ from components.platform.check_plan import CheckPlan, plan_checks
 from components.platform.manifests import ManifestObject, load_manifests
 from components.platform.overrides import ENABLED, PlatformError, PlatformOverrides
 from components.platform.runtime_patch import TRAINER_COMPONENT, runtime_patches, values_digest
+from components.platform.values_paths import Segment, render
 from recipes.catalog import Catalog
 from recipes.merge import deep_merge
 from recipes.model import ComponentRef
@@ -174,20 +175,16 @@ def dangling_names(
     return found
 
 
-def _strings(values: Any, prefix: str = "") -> list[tuple[str, str]]:
-    """(values path, string) for every string leaf under maps and lists."""
+def _strings(values: Any, path: tuple[Segment, ...] = ()) -> list[tuple[str, str]]:
+    """(values path as `set` takes it, string) for every string leaf under maps and lists."""
     if isinstance(values, str):
-        return [(prefix, values)]
-    items: list[tuple[str, Any]] = []
+        return [(render(path), values)]
+    items: list[tuple[Segment, Any]] = []
     if isinstance(values, dict):
-        items = [(f"{prefix}.{_key(k)}" if prefix else _key(k), v) for k, v in values.items()]
+        items = [(str(k), v) for k, v in values.items()]
     elif isinstance(values, list):
-        items = [(f"{prefix}[{i}]", v) for i, v in enumerate(values)]
-    return [leaf for path, value in items for leaf in _strings(value, path)]
-
-
-def _key(key: Any) -> str:
-    return str(key).replace(".", "\\.")
+        items = list(enumerate(values))
+    return [leaf for key, value in items for leaf in _strings(value, (*path, key))]
 
 
 def plan_platform(

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from stacks.offline.diff_paths import flatten, matches, segments
-from stacks.offline.lifecycle import _forces
+from stacks.offline.lifecycle import forces, replace_patterns
 from stacks.offline.replacement_rules import Rules, load_rules
 from stacks.offline.snapshot_graph import identity_keys, run_order
 
@@ -36,23 +36,13 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:GENERATION_CHARS]
 
 
-def _patterns(r: Mapping[str, Any], rules: Rules, providers: Mapping[str, Any]) -> list[str]:
-    opts = r.get("options") or {}
-    type_ = str(r["type"])
-    type_rules = rules.for_type(type_, providers.get(opts.get("provider") or ""))
-    patterns = [*(opts.get("replaceOnChanges") or []), *type_rules.force_new]
-    if type_.startswith("pulumi:providers:kubernetes") and rules.kubeconfig_unknown_replaces:
-        patterns.append("kubeconfig")
-    return patterns
-
-
 def _forcing(r: Mapping[str, Any], patterns: list[str]) -> tuple[dict[str, Any], set[str]]:
     """The inputs a change of which replaces `r` (leaf paths, and secrets by digest), and
     the top-level inputs they are in."""
     ignore = list((r.get("options") or {}).get("ignoreChanges") or [])
 
     def forcing(path: str) -> bool:
-        return any(_forces(p, path) for p in patterns) and not any(matches(i, path) for i in ignore)
+        return any(forces(p, path) for p in patterns) and not any(matches(i, path) for i in ignore)
 
     values = {
         path: value
@@ -76,14 +66,15 @@ def generations(snap: Mapping[str, Any], rules: Rules | None = None) -> dict[str
     out: dict[str, str] = {}
     for urn in run_order(snap):
         r = resources[urn]
-        forcing, props = _forcing(r, _patterns(r, rules, providers))
+        provider = (r.get("options") or {}).get("provider") or ""
+        type_rules = rules.for_type(str(r["type"]), providers.get(provider))
+        forcing, props = _forcing(r, replace_patterns(r, type_rules, rules))
         upstream = sorted(
             out.get(source, source)
             for prop, sources in (r.get("propertyDependencies") or {}).items()
             if prop in props
             for source in sources
         )
-        provider = (r.get("options") or {}).get("provider") or ""
         out[urn] = _digest(
             [keys[urn], forcing, upstream, out.get(provider, provider)],
         )

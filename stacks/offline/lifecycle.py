@@ -38,7 +38,7 @@ from stacks.offline.diff_paths import (
     rule_segments,
     segments,
 )
-from stacks.offline.replacement_rules import Rules, load_rules
+from stacks.offline.replacement_rules import Rules, TypeRules, load_rules
 from stacks.offline.snapshot_graph import identity_keys, run_order
 
 Op = Literal["create", "update", "replace", "delete"]
@@ -251,10 +251,8 @@ def _fate(
     ignored = tuple(c.path for c in changes if c not in kept)
     provider = opts.get("provider") or ""
     type_rules = rules.for_type(type_, provider_inputs.get(provider))
-    patterns = [*opts.get("replaceOnChanges", []), *type_rules.force_new]
-    because = sorted({c.path for c in kept if any(_forces(p, c.path) for p in patterns)})
-    if type_.startswith("pulumi:providers:kubernetes") and rules.kubeconfig_unknown_replaces:
-        because += [c.path for c in kept if segments(c.path)[:1] == ["kubeconfig"]]
+    patterns = replace_patterns(r, type_rules, rules)
+    because = sorted({c.path for c in kept if any(forces(p, c.path) for p in patterns)})
     if ops.get(provider) in ("create", "replace") or (
         "provider" in old_opts and _provider_moved(old_opts["provider"], provider, matched)
     ):
@@ -284,7 +282,18 @@ def _fate(
     )
 
 
-def _forces(pattern: str, path: str) -> bool:
+def replace_patterns(r: Mapping[str, Any], type_rules: TypeRules, rules: Rules) -> list[str]:
+    """The input paths a change of which replaces `r`: its own `replaceOnChanges`, its
+    provider's rules for its type, and for a Kubernetes provider its kubeconfig
+    (`kubeconfigUnknownReplacesProvider`). The diff and the generations read the same."""
+    patterns = [*(_options(r).get("replaceOnChanges") or []), *type_rules.force_new]
+    provider_type = str(r["type"]).startswith("pulumi:providers:kubernetes")
+    if provider_type and rules.kubeconfig_unknown_replaces:
+        patterns.append("kubeconfig")
+    return patterns
+
+
+def forces(pattern: str, path: str) -> bool:
     """Whether a change at `path` falls under a replace-on-change `pattern`. A change of a
     whole object (an unknown `createVnicDetails`) may hold a forcing field under it
     (`createVnicDetails.subnetId`), so a pattern below the changed path forces too."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from stacks.offline.diff_paths import path_join
 from stacks.offline.records import ProgramRun, Registration
+from stacks.offline.snapshot_graph import identity_keys
 from stacks.offline.values import UNKNOWN, Secret, mask, reveal
 
 SECRET_DIGEST_CHARS = 16
@@ -58,7 +59,7 @@ def _options(r: Registration) -> dict[str, Any]:
 
 def secret_digests(salt: str, value: Any, prefix: str = "") -> dict[str, str]:
     """Each secret's path inside `value`, to a digest of it (known secrets only); `salt`
-    names the resource without its stack (`identity_salt`)."""
+    names the resource without its stack (its project and identity chain)."""
     if isinstance(value, Secret):
         plain = reveal(value)
         if plain == UNKNOWN:
@@ -77,25 +78,7 @@ def secret_digests(salt: str, value: Any, prefix: str = "") -> dict[str, str]:
     return out
 
 
-def identity_salt(project: str, registrations: list[Registration]) -> dict[str, str]:
-    """Each URN -> its project and (type, name) chain from the stack down, as one string:
-    what names a resource in any stack of the project."""
-    by_urn = {r.urn: r for r in registrations}
-    out: dict[str, str] = {}
-    for r in registrations:
-        chain: list[str] = []
-        seen: set[str] = set()
-        at: Registration | None = r
-        while at is not None and at.urn not in seen:
-            seen.add(at.urn)
-            chain.append(f"{at.type}::{at.name}")
-            at = by_urn.get(at.parent)
-        out[r.urn] = json.dumps([project, *reversed(chain)])
-    return out
-
-
 def snapshot_of(run: ProgramRun) -> Snapshot:
-    salts = identity_salt(run.project, run.registrations)
     resources = [
         {
             "urn": r.urn,
@@ -111,10 +94,15 @@ def snapshot_of(run: ProgramRun) -> Snapshot:
             "inputs": mask(r.inputs),
             "options": _options(r),
             "aliases": list(r.aliases),
-            "secretDigests": secret_digests(salts[r.urn], r.inputs),
         }
         for r in run.registrations
     ]
+    # Salted with the project and the (type, name) chain from the stack down: what names a
+    # resource in any stack of the project.
+    chains = identity_keys({"resources": resources})
+    for r, resource in zip(run.registrations, resources, strict=True):
+        salt = json.dumps([run.project, *(f"{t}::{n}" for t, n in chains[r.urn])])
+        resource["secretDigests"] = secret_digests(salt, r.inputs)
     return {
         "project": run.project,
         "stack": run.stack,

@@ -9,9 +9,10 @@ the order `pulumi up` runs them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from stacks.offline.snapshot import Snapshot
+if TYPE_CHECKING:  # the snapshot module reads identities from here
+    from stacks.offline.snapshot import Snapshot
 
 
 def _children(snap: Snapshot) -> dict[str, list[str]]:
