@@ -234,12 +234,6 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
     return config
 
 
-def config_warnings(raw: RawConfig) -> list[str]:
-    """The warnings `load_config` logs for a valid `raw` (keys outside `gpu-ci:` that
-    nothing reads), each as `pulumi preview` prints it after `warning: `."""
-    return check_other_keys(raw.other_keys).warnings
-
-
 def _warn_in_run(warnings: list[str]) -> None:
     """Log each warning as the program's other warnings are (`pulumi.log.warn`: `pulumi
     preview` and the offline plan print `warning: ...`), from the program Pulumi runs.
