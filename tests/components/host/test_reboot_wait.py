@@ -1,7 +1,9 @@
 """The reboot-wait step: the deployer waits for the host to go down and answer SSH again.
 
 The probe runs as a real subprocess against a local TCP server that plays the host's
-sshd: it answers with an SSH banner, goes away (the reboot) and comes back.
+sshd: it answers with an SSH banner, goes away (the reboot) and comes back. The reboot is
+driven by what the probe has seen (its first connection, its "is rebooting" line), never by
+wall time: a loaded machine may start the probe's interpreter after any fixed delay.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -23,7 +24,11 @@ LOADED = '{"step":"nvidia-driver","changed":false,"rebootRequired":false}'
 
 
 class FakeSshd:
-    """A banner-sending TCP server on a fixed port that can be stopped and restarted."""
+    """A banner-sending TCP server on a fixed port that can be stopped and restarted.
+
+    `stop` shuts the listening socket down before closing it: on Linux, `close` alone does
+    not wake the thread blocked in `accept`, which keeps the socket listening (the next
+    client still gets a banner) and makes a restart fail with EADDRINUSE."""
 
     def __init__(self) -> None:
         probe = socket.socket()
@@ -32,6 +37,7 @@ class FakeSshd:
         probe.close()
         self._server: socket.socket | None = None
         self._thread: threading.Thread | None = None
+        self.connected = threading.Event()
 
     def start(self) -> None:
         server = socket.socket()
@@ -48,13 +54,19 @@ class FakeSshd:
                 conn, _ = server.accept()
             except OSError:
                 return
+            self.connected.set()
             with conn:
                 conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
 
     def stop(self) -> None:
         if self._server is not None:
+            self._server.shutdown(socket.SHUT_RDWR)
             self._server.close()
             self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            assert not self._thread.is_alive(), "the fake sshd kept accepting after stop"
+            self._thread = None
 
 
 @pytest.fixture
@@ -65,10 +77,8 @@ def sshd() -> Iterator[FakeSshd]:
     server.stop()
 
 
-def probe(
-    port: int, driver_result: str, *, down: float = 5, up: float = 5
-) -> subprocess.CompletedProcess[str]:
-    env = {
+def _probe_env(port: int, driver_result: str, down: float, up: float) -> dict[str, str]:
+    return {
         "GPU_CI_HOST": "127.0.0.1",
         "GPU_CI_PORT": str(port),
         "GPU_CI_DRIVER_RESULT": f"progress\n{driver_result}\n",
@@ -76,10 +86,15 @@ def probe(
         "GPU_CI_UP_TIMEOUT": str(up),
         "GPU_CI_POLL_SECONDS": "0.05",
     }
+
+
+def probe(
+    port: int, driver_result: str, *, down: float = 5, up: float = 5
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-"],
         input=reboot_wait_source(),
-        env=env,
+        env=_probe_env(port, driver_result, down, up),
         capture_output=True,
         text=True,
         timeout=30,
@@ -99,22 +114,35 @@ def test_no_reboot_scheduled_returns_at_once(sshd: FakeSshd) -> None:
 
 
 def test_waits_for_the_host_to_go_down_and_come_back(sshd: FakeSshd) -> None:
-    def reboot() -> None:
-        time.sleep(0.4)
+    """The host goes down once the probe has seen it up, and returns once the probe says it
+    saw the reboot, whenever the probe's interpreter gets to run."""
+    child = subprocess.Popen(
+        [sys.executable, "-"],
+        env=_probe_env(sshd.port, SCHEDULED, down=30, up=30),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdin is not None and child.stderr is not None and child.stdout is not None
+    child.stdin.write(reboot_wait_source())
+    child.stdin.close()
+    try:
+        assert sshd.connected.wait(timeout=30), "the probe never connected"
         sshd.stop()
-        time.sleep(0.6)
+        stderr = [child.stderr.readline() for _ in range(2)]
+        assert "is rebooting" in stderr[-1], stderr
         sshd.start()
-
-    rebooter = threading.Thread(target=reboot)
-    rebooter.start()
-    done = probe(sshd.port, SCHEDULED)
-    rebooter.join()
-    assert done.returncode == 0, done.stderr
-    result = last_line(done.stdout)
+        stderr.append(child.stderr.read())
+        stdout = child.stdout.read()
+        assert child.wait(timeout=30) == 0, stderr
+    finally:
+        child.kill()
+        child.wait()
+    result = last_line(stdout)
     assert result["step"] == "reboot-wait"
     assert result["changed"] is True
-    assert "is rebooting" in done.stderr
-    assert "answers SSH again" in done.stderr
+    assert "answers SSH again" in stderr[-1]
 
 
 def test_a_reboot_that_never_happens_fails_naming_the_step(sshd: FakeSshd) -> None:
