@@ -65,6 +65,26 @@ Ocid = Annotated[str, AfterValidator(_ocid)]
 _GITHUB_URL = re.compile(
     r"^https://github\.com/(enterprises/[A-Za-z0-9_.-]+|[A-Za-z0-9-]+(/[A-Za-z0-9_.-]+)?)/?$"
 )
+# GitHub's own name rules, as its forms enforce them (collected, with how each was verified,
+# in github.com/dead-claudia/github-limits README.md, commit 0b592b31, "Organization names"
+# and "Repository names"): an organization is 1 to 39 letters, digits and '-', not starting
+# with '-'; a repository 1 to 100 letters, digits, '-', '_' and '.', and the names '.' and
+# '..' are reserved. GitHub publishes no rule for an enterprise's slug: here it starts with a
+# letter or digit, so no path-like name ('.', '..') reaches the API or a runner's config.
+_GITHUB_NAMES = {
+    "organization": (
+        re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}"),
+        "1 to 39 letters, digits or '-', not starting with '-'",
+    ),
+    "repository": (
+        re.compile(r"(?!\.{1,2}$)[A-Za-z0-9_.-]{1,100}"),
+        "1 to 100 letters, digits, '-', '_' or '.', and not '.' or '..' (reserved)",
+    ),
+    "enterprise": (
+        re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}"),
+        "1 to 100 letters, digits, '-', '_' or '.', starting with a letter or digit",
+    ),
+}
 
 
 def _github_url(url: str) -> str:
@@ -74,7 +94,15 @@ def _github_url(url: str) -> str:
             "(https://github.com/ORG/REPO, https://github.com/ORG, "
             "https://github.com/enterprises/NAME)"
         )
-    return url.rstrip("/")
+    url = url.rstrip("/")
+    path = url.removeprefix("https://github.com/")
+    kinds = ("enterprise",) if path.startswith("enterprises/") else ("organization", "repository")
+    names = path.split("/")[-1:] if kinds == ("enterprise",) else path.split("/")
+    for kind, name in zip(kinds, names, strict=False):
+        pattern, rule = _GITHUB_NAMES[kind]
+        if not pattern.fullmatch(name):
+            raise ValueError(f"{name!r} is not a GitHub {kind} name: {rule}")
+    return url
 
 
 GithubUrl = Annotated[str, AfterValidator(_github_url)]

@@ -11,9 +11,10 @@ models, so the resolver works on one shape.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from recipes.criteria import RecipeCriteria
 from recipes.model_base import Constraint, ExpectedResource
@@ -29,6 +30,9 @@ __all__ = [
     "Validation",
     "ValidationPhase",
 ]
+
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 class _Strict(BaseModel):
@@ -54,6 +58,21 @@ class _RefFields(_Strict):
     cleanup: bool = False
     expectedResources: list[ExpectedResource] = Field(default_factory=list)
     healthCheckAsserts: str = ""
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace_is_a_dns_label(cls, namespace: str) -> str:
+        """The component's Namespace is created with this name, and Kubernetes names a
+        namespace with an RFC 1123 DNS label (kubernetes/kubernetes staging/src/k8s.io/
+        apimachinery/pkg/api/validation/generic.go, commit 95f08499: `ValidateNamespaceName
+        = NameIsDNSLabel`, at most 63 characters); "" inherits the overlay's."""
+        if namespace and not _DNS_LABEL.fullmatch(namespace):
+            raise ValueError(
+                f"{namespace[:70]!r} is not a Kubernetes namespace name (an RFC 1123 DNS "
+                "label): 1 to 63 lowercase letters, digits or '-', starting and ending with "
+                "a letter or digit"
+            )
+        return namespace
 
 
 class ComponentRefV1Alpha1(_RefFields):

@@ -6,9 +6,10 @@ and the VM launchers, and optional A10 nodes for `gpu-pod` scale sets.
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any, Self
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from components.arc.k8s_types import NodeLabels
 from components.arc.pod_config import Taint
@@ -118,8 +119,12 @@ class OkeConfig(ConfigModel):
     publicEndpoint: bool = Field(
         True, description="a public API endpoint (open to `network.apiSourceCidrs` only)"
     )
-    podsCidr: Cidr = Field("10.244.0.0/16", description="the pods' network")
-    servicesCidr: Cidr = Field("10.96.0.0/16", description="the services' network")
+    podsCidr: Cidr = Field(
+        "10.244.0.0/16", description="the pods' network (apart from the VCN and servicesCidr)"
+    )
+    servicesCidr: Cidr = Field(
+        "10.96.0.0/16", description="the services' network (apart from the VCN and podsCidr)"
+    )
     cpuPool: OkeCpuPool = Field(
         default_factory=OkeCpuPool,
         description="CPU nodes: the controller, listeners and VM launchers",
@@ -127,3 +132,25 @@ class OkeConfig(ConfigModel):
     gpuPool: OkeGpuPool | None = Field(
         None, description="required for `gpu-pod` scale sets; A10 nodes for them"
     )
+
+    @field_validator("servicesCidr")
+    @classmethod
+    def _apart_from_pods(cls, services: str, info: ValidationInfo) -> str:
+        """A Service's cluster IP that is also a pod's address reaches one or the other:
+        the two ranges are disjoint (cilium/cilium#31504: overlapping pod and service CIDRs
+        "usually breaks the cluster utterly"); the VCN's side is checked with gpu-ci:network
+        (stacks/config/capacity.py)."""
+        pods = info.data.get("podsCidr")
+        if pods is not None and cidrs_overlap(pods, services):
+            raise ValueError(
+                f"{services} overlaps podsCidr {pods}: a Service's cluster IP would also be a "
+                "pod's address; give pods and services separate blocks (the defaults: "
+                "10.244.0.0/16 and 10.96.0.0/16)"
+            )
+        return services
+
+
+def cidrs_overlap(one: str, other: str) -> bool:
+    """Whether two CIDR blocks share an address (blocks of different IP versions share none)."""
+    a, b = ipaddress.ip_network(one), ipaddress.ip_network(other)
+    return a.version == b.version and a.overlaps(b)

@@ -28,6 +28,7 @@ from components.arc.launcher_config import (
 from components.arc.pod_config import Resources, Toleration
 from components.config_base import ConfigModel, GithubUrl, Ocid
 from components.host.runner_config import RUNNER_LABEL
+from components.host.runner_params import check_runner_group
 from components.oci.vm_config import SHAPE_NAME
 
 _SCALE_SET_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,43}[a-z0-9])?$")
@@ -87,6 +88,11 @@ class ScaleSetBase(ConfigModel):
                 "and has at most 45 characters (e.g. oracle-vm-gpu-a10-1)"
             )
         return name
+
+    @field_validator("runnerGroup")
+    @classmethod
+    def _group_text(cls, group: str) -> str:
+        return check_runner_group(group)  # the one rule: the host runner's `group` has it too
 
     @field_validator("runnerGroup")
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import yaml
 
@@ -49,6 +50,24 @@ def check_user_data(text: str, *, source: str) -> None:
     )
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_.-]+")
+"""What user data embeds as written: the names the Pulumi CLI takes (stacks/offline/
+stack_file.py), which YAML and a shell read as plain words."""
+_SHELL_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "$`!"}
+
+
+def _quoted(text: str) -> str:
+    """`text` as written if plain, else as a JSON string: one line of ASCII (line breaks,
+    U+2028 and the like escaped) with `$`, backquote and `!` escaped too, so nothing in it
+    ends the comment it is in or is YAML or shell syntax, even pasted into a shell's double
+    quotes. The CLI refuses other project and stack names unless its validation is turned
+    off (PULUMI_DISABLE_VALIDATION: pulumi/pulumi sdk/go/common/tokens/stack_name.go
+    ParseStackName, commit 78757ef6)."""
+    if _PLAIN.fullmatch(text):
+        return text
+    return json.dumps(text).translate(_SHELL_ESCAPES)
+
+
 def render_vm_user_data(*, project: str, stack: str, role: str, index: int) -> str:
     """The `#cloud-config` for one GPU VM: grow the root disk, label the machine."""
     identity = {"project": project, "stack": stack, "role": role, "index": index}
@@ -67,7 +86,8 @@ def render_vm_user_data(*, project: str, stack: str, role: str, index: int) -> s
         ],
     }
     comment = (
-        f"# gpu-ci {project}/{stack}: {role} {index}. Host software comes from the host layer.\n"
+        f"# gpu-ci {_quoted(project)}/{_quoted(stack)}: {_quoted(role)} {index}. Host "
+        "software comes from the host layer.\n"
     )
     text = f"{CLOUD_CONFIG_HEADER}\n{comment}" + yaml_text.dump(body, sort_keys=True)
     check_user_data(text, source=f"user data of {role} {index}")

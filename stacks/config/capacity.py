@@ -15,9 +15,11 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from components.arc.capacity_config import ArcConfig
+from components.arc.oke_config import cidrs_overlap
 from components.config_base import ConfigModel, Ocid
 from components.oci.network_config import NetworkConfig
 from components.oci.vm_config import VmCapacityConfig
+from stacks.config.problems import KeyedError
 
 CapacityKind = Literal["vm", "arc", "none"]
 OCID = re.compile(r"ocid1\.[a-z0-9]+\.[a-z0-9]+\.[a-z0-9-]*(\.[a-z0-9-]+)?\.[a-z0-9]+")
@@ -143,6 +145,31 @@ class CapacityKeys(ConfigModel):
                     f"their own compartmentId: {_WHY['compartmentId']}"
                 )
         return value
+
+    @field_validator("network")
+    @classmethod
+    def _oke_apart_from_the_vcn(cls, network: NetworkConfig, info: ValidationInfo) -> NetworkConfig:
+        """OKE: "The CIDR block you specify for the VCN and subnets must not overlap with the
+        CIDR block you specify for the Kubernetes services and pods" (OCI documentation, CIDR
+        Blocks and Kubernetes Engine (OKE), docs.oracle.com/en-us/iaas/Content/ContEng/
+        Concepts/contengcidrblocks.htm). An OKE cluster created here is in this VCN (its
+        subnet is inside it); an existing subnet's VCN is not known here."""
+        arc = info.data.get("arc")
+        oke = arc.cluster.oke if arc is not None else None
+        if oke is None or network.existingSubnetId is not None:
+            return network
+        for name in ("podsCidr", "servicesCidr"):
+            cidr = getattr(oke, name)
+            if cidrs_overlap(cidr, network.vcnCidr):
+                raise KeyedError(
+                    f"arc.cluster.oke.{name}",
+                    f"overlaps gpu-ci:network.vcnCidr {network.vcnCidr}, the VCN of the OKE "
+                    "cluster's nodes and load balancers; OKE takes pod and service blocks "
+                    "apart from the VCN and its subnets (the defaults, 10.244.0.0/16 and "
+                    "10.96.0.0/16, are apart from the default VCN 10.0.0.0/16)",
+                    cidr,
+                )
+        return network
 
     @field_validator("tenancyId")
     @classmethod

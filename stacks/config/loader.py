@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args, get_origin
 
@@ -18,7 +18,9 @@ from pydantic import BaseModel, SecretStr, ValidationError
 from pydantic.fields import FieldInfo
 
 from components.config_base import CREDENTIAL_FILE
+from core import read_json
 from core.errors import GpuCiError
+from core.read_limits import STACK_FILE
 from stacks.config.namespaces import check_other_keys
 from stacks.config.problems import Problem, _unwrap, holds_credential, problems_from
 from stacks.config.recipe import recipe_problems
@@ -58,41 +60,59 @@ class ConfigError(GpuCiError):
 @dataclass(frozen=True)
 class RawConfig:
     """The namespace's keys as Pulumi passes them: key (no namespace) -> parsed value;
-    and the keys of every other namespace (`oci:region`), checked against what reads them."""
+    and the keys of every other namespace (`oci:region`), checked against what reads them.
+
+    `secret_leaves`: where the stack file itself was read (the offline plan, the PR
+    workflow), the full path of every value that is itself a secret (`secure:`, ESC's
+    `fn::secret`); None under `pulumi up`, which says only which top-level keys are secret.
+    `esc_leaves`: the paths an ESC environment gave, each with the environments imported."""
 
     values: dict[str, Any]
     secret_keys: frozenset[str] = field(default_factory=frozenset)
     other_keys: frozenset[str] = field(default_factory=frozenset)
+    secret_leaves: frozenset[str] | None = None
+    esc_leaves: Mapping[str, str] = field(default_factory=dict)
 
 
-def _parse(value: Any) -> Any:
-    """Pulumi passes objects and arrays as JSON text and everything else as strings."""
+def _parse(value: Any, key: str) -> Any:
+    """Pulumi passes objects and arrays as JSON text and everything else as strings (read
+    by the careful reader: nesting past a stack file's bound is one message naming `key`)."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return json.loads(value)
+            return read_json.parse(value, name=f"config key {key}", limits=STACK_FILE)
         except json.JSONDecodeError:
             return value
     return value
 
 
-def raw_from_flat(flat: Mapping[str, Any], secret_keys: set[str] | frozenset[str]) -> RawConfig:
-    """Select this namespace's keys from a flat `namespace:key` map."""
+def raw_from_flat(
+    flat: Mapping[str, Any],
+    secret_keys: set[str] | frozenset[str],
+    *,
+    secret_leaves: Iterable[str] | None = None,
+    esc_leaves: Mapping[str, str] | None = None,
+) -> RawConfig:
+    """Select this namespace's keys from a flat `namespace:key` map (and, read from a
+    stack file, which of its values are secrets themselves: `RawConfig`)."""
     values: dict[str, Any] = {}
     others: set[str] = set()
     for full_key, value in flat.items():
         namespace, _, key = full_key.partition(":")
         key = key.removeprefix("config:")  # the legacy `ns:config:key` form
         if namespace == NAMESPACE and key:
-            values[key] = _parse(value)
+            values[key] = _parse(value, full_key)
         elif namespace != NAMESPACE:
             others.add(full_key)
+    secret = frozenset(_ours(k) for k in secret_keys if k.startswith(f"{NAMESPACE}:"))
+    leaves = None if secret_leaves is None else frozenset(map(_ours, secret_leaves))
+    given = {_ours(path): envs for path, envs in (esc_leaves or {}).items()}
+    return RawConfig(values, secret, frozenset(others), leaves, given)
+
+
+def _ours(key: str) -> str:
+    """`gpu-ci:config:KEY...` (the legacy form) as `gpu-ci:KEY...`; other keys as given."""
     prefix = f"{NAMESPACE}:"
-    secret = frozenset(
-        prefix + k.removeprefix(prefix).removeprefix("config:")  # the legacy form, too
-        for k in secret_keys
-        if k.startswith(prefix)
-    )
-    return RawConfig(values, secret, frozenset(others))
+    return prefix + key.removeprefix(prefix).removeprefix("config:")
 
 
 def _credentials_given(
@@ -142,23 +162,37 @@ def _plain_credentials(raw: RawConfig) -> list[Problem]:
 
     Pulumi marks a whole top-level key secret when any path under it is set with
     `--secret` (a stack file's nested `secure:` values; an ESC value Pulumi marks
-    secret), so a credential counts as secret when its top-level key is.
+    secret), so under `pulumi up` a credential counts as secret when its top-level key
+    is. Where the stack file itself was read (`raw.secret_leaves`), each credential must
+    be a secret itself: a plain PEM beside a `secure:` one sits in a committed file.
     """
     problems = []
     for key in sorted(raw.values):
         field = StackConfig.model_fields.get(key)
         top = f"{NAMESPACE}:{key}"
-        if field is None or top in raw.secret_keys:
+        if field is None or (raw.secret_leaves is None and top in raw.secret_keys):
             continue
         for path, leaf in _credentials_given(field.annotation, raw.values[key], top, field):
-            problems.append(
-                Problem(
-                    path,
-                    "is a credential in plain text: set it with "
-                    f"`pulumi config set --secret --path {path} {_set_from(leaf)}`",
-                )
-            )
+            if raw.secret_leaves is None or path not in raw.secret_leaves:
+                problems.append(_plain_problem(path, leaf, raw.esc_leaves.get(path)))
     return problems
+
+
+def _plain_problem(path: str, leaf: FieldInfo | None, environments: str | None) -> Problem:
+    """The fix of a plain credential: stored as a secret where it is given."""
+    if environments is None:
+        return Problem(
+            path,
+            "is a credential in plain text: set it with "
+            f"`pulumi config set --secret --path {path} {_set_from(leaf)}`",
+        )
+    return Problem(
+        path,
+        f"is a credential in plain text, given by ESC environment {environments}: make "
+        "it a secret in the definition that sets it (`fn::secret: ...`, or `pulumi env set "
+        "ENV PATH --secret`), or set it here with "
+        f"`pulumi config set --secret --path {path} {_set_from(leaf)}`",
+    )
 
 
 def _misplaced_secrets(raw: RawConfig) -> list[Problem]:

@@ -21,6 +21,7 @@ from components.host.versions_config import combination
 from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
 from components.platform.chart_values import set_problems
+from components.platform.check_plan import check_problem
 from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.platform_config import PlatformConfig
 from components.platform.release_plan import dangling_names
@@ -139,6 +140,8 @@ def resolve_recipe(
             and item.partition("=")[0].strip().endswith(":enabled")
         ]
         problems += [Problem(key, dangling.message()) for key in switches or [PLATFORM]]
+    if problem := check_problem(catalog, recipe, overrides):  # e.g. a health check's schema
+        problems.append(Problem(_in_catalogs(platform), problem))
     if problems:
         return None, problems
     return PreparedPlatform(catalog, recipe, overrides), []

@@ -169,7 +169,13 @@ def _plan_run(
     else:
         notes.extend(stack_file.notes)
     try:
-        config = load_config(raw_from_flat(stack_file.config, stack_file.secret_keys), stack)
+        raw = raw_from_flat(
+            stack_file.config,
+            stack_file.secret_keys,
+            secret_leaves=stack_file.secret_leaves,  # each credential a secret itself
+            esc_leaves=stack_file.esc_leaves,
+        )
+        config = load_config(raw, stack)
     except GpuCiError as err:  # reported exactly as the program reports it
         raise pulumi.RunError(str(err)) from None
     references: dict[str, StackExports] = {}

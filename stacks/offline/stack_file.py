@@ -7,7 +7,11 @@ and their top-level keys are marked secret, exactly as `pulumi up` marks them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,19 +29,47 @@ class StackFile:
     secret_keys: frozenset[str]
     # One line per Pulumi ESC environment read (stacks/offline/environments.py): which keys it gave.
     notes: tuple[str, ...] = ()
+    # The full path of each value that is itself a secret (`secure:`, ESC's `fn::secret`):
+    # what Pulumi cannot tell apart from its plain neighbours once their top-level key is
+    # secret (stacks/config/loader.py refuses a plain credential among them).
+    secret_leaves: frozenset[str] = frozenset()
+    # The paths an ESC environment gave (not the file), each with the environments imported.
+    esc_leaves: Mapping[str, str] = field(default_factory=dict)
 
 
 def _load_yaml(path: Path) -> Any:
     return read_document(path).data
 
 
+# The names the Pulumi CLI takes (pulumi/pulumi sdk/go/common/tokens): a project name is
+# non-empty, at most 100 characters and `IsName` (project.go ValidateProjectName, commit
+# e7aa7c48; names.go NameRegexpPattern `[A-Za-z_.][A-Za-z0-9_.-]*`, commit 1647f904); a stack
+# name is 1 to 100 of `[A-Za-z0-9_.-]` (stack_name.go ParseStackName, commit 78757ef6). The
+# program puts both in names, tags and the VMs' user data: anything else is refused here.
+PROJECT_NAME = re.compile(r"[A-Za-z_.][A-Za-z0-9_.-]{0,99}")
+STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+
+
+def _shown(name: str) -> str:
+    return repr(name if len(name) <= 60 else name[:60] + "...")
+
+
 def project_name(root: Path) -> str:
     doc = _load_yaml(root / "Pulumi.yaml")
     if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
         raise GpuCiError("Pulumi.yaml: `name` (the project name) is missing")
-    return str(doc["name"])
+    name = str(doc["name"])
+    if not PROJECT_NAME.fullmatch(name):
+        raise GpuCiError(
+            f"Pulumi.yaml: the project name {_shown(name)} is not one the Pulumi CLI takes: "
+            "1 to 100 letters, digits, '_', '.' or '-', not starting with a digit or '-'; "
+            "rename it"
+        )
+    return name
 
 
+PLACEHOLDER = "offline-placeholder:"
+"""How a secret's value starts offline (stacks/offline/cli_values.py): `PLACEHOLDER` PATH:DIGEST."""
 TOP_LEVEL_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
 """The keys of a Pulumi stack file (the CLI's ProjectStack); anything else is a typo."""
 LAYER_KEYS = "gpu-ci:capacity ('vm' or 'arc'), gpu-ci:host or gpu-ci:platform"
@@ -100,6 +132,11 @@ def _config_section(name: str, document: Document) -> dict[Any, Any]:
 
 def read_stack_file(root: Path, stack: str) -> StackFile:
     """The config of `Pulumi.<stack>.yaml` as the CLI would pass it to the program."""
+    if not STACK_NAME.fullmatch(stack):
+        raise GpuCiError(
+            f"stack name {_shown(stack)} is not one the Pulumi CLI takes: 1 to 100 letters, "
+            "digits, '_', '.' or '-'; name the stack (and its Pulumi.<stack>.yaml) so"
+        )
     path = root / f"Pulumi.{stack}.yaml"
     if not path.exists():
         raise GpuCiError(f"no stack {stack!r}: {path.name} does not exist ({stacks_listing(root)})")
@@ -121,5 +158,36 @@ def read_stack_file(root: Path, stack: str) -> StackFile:
             secret.add(str(key))
     # The `environment:` imports, merged in as `pulumi up` merges them (stack values win).
     project = project_name(root)
+    own = {path for key, value in config.items() for path, _ in _leaves(key, value)}
     notes = apply_environments(root, path.name, project, document.data, raw, config, secret)
-    return StackFile(project, stack, config, frozenset(secret), notes)
+    leaves = [leaf for key, value in config.items() for leaf in _leaves(key, value)]
+    imported = ", ".join(document.data.get("environment") or ()) if notes else ""
+    return StackFile(
+        project,
+        stack,
+        config,
+        frozenset(secret),
+        notes,
+        frozenset(p for p, v in leaves if str(v).startswith(f"{PLACEHOLDER}{p}:")),
+        {p: imported for p, _ in leaves if p not in own},
+    )
+
+
+def _leaves(key: str, text: str) -> list[tuple[str, Any]]:
+    """The values under config key `key` (objects arrive as JSON), each by its full path
+    (`gpu-ci:host.proxy.privateKey`, `...scaleSets[0]...`: as `secure:` paths are written)."""
+    value: Any = text
+    if text[:1] in ("{", "["):  # as the program parses it (stacks/config/loader.py)
+        with contextlib.suppress(json.JSONDecodeError):
+            value = json.loads(text)
+    found: list[tuple[str, Any]] = []
+    todo = [(key, value)]
+    while todo:  # a loop, not recursion: the depth is the file's (bounded when it was read)
+        path, node = todo.pop()
+        if isinstance(node, dict):
+            todo += [(f"{path}.{k}", v) for k, v in node.items()]
+        elif isinstance(node, list):
+            todo += [(f"{path}[{i}]", v) for i, v in enumerate(node)]
+        else:
+            found.append((path, node))
+    return found

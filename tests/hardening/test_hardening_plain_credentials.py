@@ -466,3 +466,164 @@ def test_outside_credentials_the_value_given_is_still_shown() -> None:
 )
 def test_one_rule_says_which_keys_hold_a_credential(annotation: Any, holds: bool) -> None:
     assert holds_credential(annotation) is holds
+
+
+# -- (c) in a stack file, each credential is a secret itself ----------------------------------
+# Pulumi marks a whole top-level key secret for one `secure:` value under it, so a plain PEM
+# beside a secret one reaches the program as a secret too, while it sits in plain text in a
+# committed file. The offline plan (and the PR workflow's `plan --all`) read the file itself:
+# there, each credential must be `secure:` (or ESC's `fn::secret`) on its own.
+
+SECURE = {"secure": "v1:AAAAciphertext"}
+BESIDE_A_SECRET = [
+    pytest.param(
+        ssh(
+            reboot=False,
+            privateKey=PEM,
+            proxy={"address": "b.example.org", "user": "j", "privateKey": SECURE},
+        ),
+        (plain("gpu-ci:host.privateKey", "< ~/.ssh/id_ed25519"),),
+        id="host-key-beside-a-secure-proxy-key",
+    ),
+    pytest.param(
+        ssh(
+            reboot=False,
+            privateKey=SECURE,
+            proxy={"address": "b.example.org", "user": "j", "privateKey": PEM},
+        ),
+        (plain("gpu-ci:host.proxy.privateKey", "< ~/.ssh/id_ed25519"),),
+        id="proxy-key-beside-a-secure-host-key",
+    ),
+    pytest.param(
+        arc_stack(
+            gpu_pod(), cluster={"kubeconfig": KUBECONFIG}, githubApp={**APP, "privateKey": SECURE}
+        ),
+        (plain("gpu-ci:arc.cluster.kubeconfig", "< kubeconfig"),),
+        id="kubeconfig-beside-a-secure-app-key",
+    ),
+    pytest.param(
+        arc_stack(
+            launcher(ociCredentials={**{k: SECURE for k in OCI_KEY}, "privateKey": PEM}),
+            **NO_CREDENTIALS,
+            **OKE,
+        ),
+        (plain(f"{OCI}.privateKey", "< oci_api_key.pem"),),
+        id="oci-key-beside-its-secure-fields",
+    ),
+    pytest.param(
+        runner(githubApp=APP) | {"gpu-ci:host": {"target": "oci-vm", "privateKey": SECURE}},
+        (plain("gpu-ci:runner.githubApp.privateKey", "< key.pem"),),
+        id="app-key-in-another-key-than-the-secret",
+    ),
+]
+
+
+def _stack_dir(tmp_path: Path, config: dict[str, Any], envs: dict[str, Any] | None = None) -> Path:
+    (tmp_path / "Pulumi.yaml").write_text((REPO / "Pulumi.yaml").read_text())
+    document: dict[str, Any] = {"config": config}
+    if envs:
+        document["environment"] = sorted(envs)
+    for name, definition in (envs or {}).items():
+        path = tmp_path / "esc" / f"{name}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(definition))
+    (tmp_path / "Pulumi.broken.yaml").write_text(yaml.safe_dump(document))
+    return tmp_path
+
+
+def _refused_offline(root: Path) -> str:
+    registered: list[Registration] = []
+    with pytest.raises(pulumi.RunError) as failure:
+        plan_run("broken", root, registrations=registered, notes=[])
+    assert registered == []
+    message = str(failure.value)
+    assert_nothing_secret_in(message)
+    assert "Traceback" not in message
+    return message
+
+
+@pytest.mark.parametrize(("values", "problems"), BESIDE_A_SECRET)
+def test_a_plain_credential_beside_a_secret_one_is_refused_offline(
+    values: dict[str, Any], problems: tuple[str, ...], tmp_path: Path
+) -> None:
+    assert _refused_offline(_stack_dir(tmp_path, values)) == expected(*problems)
+
+
+def test_each_credential_secure_on_its_own_plans(tmp_path: Path) -> None:
+    values = ssh(
+        reboot=False,
+        privateKey=SECURE,
+        proxy={"address": "b.example.org", "user": "j", "privateKey": SECURE},
+    )
+    assert plan_run("broken", _stack_dir(tmp_path, values)).registrations
+
+
+def test_under_pulumi_up_only_top_level_keys_are_known(tmp_path: Path) -> None:
+    """What the engine hands the program cannot tell a plain leaf from a secret one: the
+    top-level key is secret, so the program itself (not the stack file) accepts it."""
+    values = ssh(
+        reboot=False,
+        privateKey=PEM,
+        proxy={"address": "b.example.org", "user": "j", "privateKey": PEM},
+    )
+    run = run_program(
+        main, project="gpu-ci", stack="ok", config=flat(values), secret_keys={"gpu-ci:host"}
+    )
+    assert run.registrations
+
+
+def test_the_legacy_key_form_keeps_its_secret_leaves() -> None:
+    raw = raw_from_flat(
+        {"gpu-ci:config:host": "{}"},
+        {"gpu-ci:config:host"},
+        secret_leaves={"gpu-ci:config:host.proxy.privateKey"},
+        esc_leaves={"gpu-ci:config:host.privateKey": "gpu-ci/dev"},
+    )
+    assert raw.secret_leaves == frozenset({"gpu-ci:host.proxy.privateKey"})
+    assert raw.esc_leaves == {"gpu-ci:host.privateKey": "gpu-ci/dev"}
+    assert raw_from_flat({}, set()).secret_leaves is None
+
+
+ESC_HOST = {"target": "ssh", "address": "gpu1.example.org", "user": "ci", "reboot": False}
+
+
+def test_a_plain_credential_from_an_esc_environment_is_refused(tmp_path: Path) -> None:
+    env = {
+        "values": {
+            "pulumiConfig": {
+                "gpu-ci:host": {
+                    "privateKey": PEM,
+                    "proxy": {"privateKey": {"fn::secret": "placeholder"}},
+                }
+            }
+        }
+    }
+    stack = {
+        "gpu-ci:capacity": "none",
+        "gpu-ci:host": {**ESC_HOST, "proxy": {"address": "b.example.org", "user": "j"}},
+    }
+    message = _refused_offline(_stack_dir(tmp_path, stack, {"gpu-ci/dev": env}))
+    assert message == expected(
+        "gpu-ci:host.privateKey: is a credential in plain text, given by ESC environment "
+        "gpu-ci/dev: make it a secret in the definition that sets it (`fn::secret: ...`, or "
+        "`pulumi env set ENV PATH --secret`), or set it here with `pulumi config set "
+        "--secret --path gpu-ci:host.privateKey < ~/.ssh/id_ed25519`"
+    )
+
+
+def test_a_plain_credential_of_the_stack_file_beside_an_esc_secret_is_refused(
+    tmp_path: Path,
+) -> None:
+    env: dict[str, Any] = {
+        "values": {"pulumiConfig": {"gpu-ci:host": {"privateKey": {"fn::secret": "x"}}}}
+    }
+    stack: dict[str, Any] = {
+        "gpu-ci:capacity": "none",
+        "gpu-ci:host": {**ESC_HOST, "proxy": {"address": "b", "user": "j", "privateKey": PEM}},
+    }
+    message = _refused_offline(_stack_dir(tmp_path, stack, {"gpu-ci/dev": env}))
+    assert message == expected(plain("gpu-ci:host.proxy.privateKey", "< ~/.ssh/id_ed25519"))
+    # Both from ESC, both secrets: it plans.
+    env["values"]["pulumiConfig"]["gpu-ci:host"]["proxy"] = {"privateKey": {"fn::secret": "y"}}
+    stack["gpu-ci:host"] = {**ESC_HOST, "proxy": {"address": "b", "user": "j"}}
+    assert plan_run("broken", _stack_dir(tmp_path, stack, {"gpu-ci/dev": env}), notes=[])

