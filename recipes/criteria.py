@@ -4,8 +4,8 @@ Criteria values are open strings: a catalog may introduce a new accelerator or s
 (`accelerator: a10`) without a code change. Matching is asymmetric, as in AICR: an empty or
 `any` field in a recipe is a wildcard, while `any` in a query matches only recipes that
 leave the field open, so a generic query never picks a specialised recipe. `nodes` follows
-the same rule with 0 as `any`. A query is normalised first (trimmed, lower-cased, AICR's
-aliases resolved: `recipes.criteria_values`).
+the same rule with 0 as `any`. A query is normalised first (trimmed, lower-cased, the
+aliases of the catalog's AICR release resolved: `recipes.criteria_values`).
 
 One choice differs from AICR: an overlay's own values compare case-insensitively (AICR
 compares them as written, so an overlay spelling `accelerator: H100` is never reached by
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recipes.criteria_values import AICR_VALUES, ANY, canonical
+from recipes.criteria_values import AICR_VALUES, ANY, TODAY, CriteriaRules, canonical
 
 FIELDS: tuple[str, ...] = ("service", "accelerator", "os", "intent", "platform")
 
@@ -73,9 +73,9 @@ class RecipeCriteria(BaseModel):
         pinned = sum(not _is_any(self.value(f)) for f in FIELDS)
         return pinned + (self.nodes != 0)
 
-    def normalized(self) -> RecipeCriteria:
+    def normalized(self, rules: CriteriaRules = TODAY) -> RecipeCriteria:
         """The query as AICR parses it: trimmed, lower-cased, aliases resolved, open = `any`."""
-        values = {f: canonical(f, self.value(f)) for f in FIELDS}
+        values = {f: canonical(f, self.value(f), rules) for f in FIELDS}
         return RecipeCriteria(nodes=self.nodes, **values)
 
     def flags(self) -> str:

@@ -1,19 +1,22 @@
 """Resolving a query against a catalog into a RecipeResult, as AICR's resolver does
-(`MetadataStore.BuildRecipeResult`, July 2026).
+(`MetadataStore.BuildRecipeResult`), by the rules of the catalog's AICR release
+(`recipes.semantics`: AICR v0.11.1 for `aicr.nvidia.com/v1alpha1`, July 2026 otherwise).
 
-1. The query is normalised (aliases, case) and refused when it pins nothing, or pins a
-   value neither AICR nor the catalog knows (`recipes.criteria_values`).
+1. The query is normalised (the release's aliases, case) and refused when it pins nothing,
+   or pins a value the release does not accept (`recipes.criteria_values`; today's also
+   takes every value the catalog's overlays pin).
 2. Overlays whose criteria match (asymmetrically, `recipes.criteria`) are candidates;
-   those that are an ancestor of another candidate are dropped (their content still
-   arrives through the descendant's chain) and the rest sorted least specific first, then
-   by name (maximal leaves). The OS guard runs on them (`recipes.guards`).
+   today those that are an ancestor of another candidate are dropped (their content still
+   arrives through the descendant's chain; AICR PR #496). Candidates are sorted least
+   specific first, then by name (v0.11.1 left ties unordered). Today the OS guard runs on
+   them (`recipes.guards`, AICR PR #1510).
 3. Starting from the root overlay `base`, each candidate's chain is merged root first,
    skipping overlays already merged (`recipes.merge`); the mixins named along the chains
    are merged last. When nothing but the root applies, the result is the root recipe and
    a warning says so (AICR logs the same): a known value no overlay names is not an error.
 4. Dependencies are checked (every `dependencyRef` is a declared component; no cycle),
-   the enabled components ordered (`recipes.ordering`), registry defaults filled and health
-   checks inlined (`recipes.defaults`).
+   the enabled components ordered (`recipes.ordering`), registry defaults filled and, today,
+   health checks inlined (`recipes.defaults`, AICR PR #1231).
 
 Choices that differ from AICR, each for a reason:
 - A catalog set without `overlays/base.yaml` has an empty root instead of failing as AICR
@@ -37,6 +40,7 @@ from recipes.guards import require_criteria, require_os_if_needed
 from recipes.merge import MergedSpec, mixin_conflict
 from recipes.ordering import deployment_order
 from recipes.result import RecipeResult, ResultMetadata
+from recipes.versions import semantics_of
 
 BASE_ONLY = (
     "no environment-specific overlays matched {criteria}, using base configuration only: "
@@ -46,7 +50,8 @@ BASE_ONLY = (
 
 def resolve(catalog: Catalog, criteria: RecipeCriteria) -> RecipeResult:
     """The recipe for `criteria` (a fresh copy each call; safe to mutate)."""
-    return _resolve_cached(catalog, criteria.normalized()).model_copy(deep=True)
+    query = criteria.normalized(semantics_of(catalog).criteria)
+    return _resolve_cached(catalog, query).model_copy(deep=True)
 
 
 @lru_cache(maxsize=256)
@@ -54,7 +59,8 @@ def _resolve_cached(catalog: Catalog, query: RecipeCriteria) -> RecipeResult:
     require_criteria(query)
     check_query(catalog, query)
     candidates = matching_overlays(catalog, query)
-    require_os_if_needed(catalog, query, candidates)
+    if semantics_of(catalog).os_guard:
+        require_os_if_needed(catalog, query, candidates)
     merged = MergedSpec()
     applied: list[str] = []
     if catalog.base is not None:
@@ -73,22 +79,26 @@ def _resolve_cached(catalog: Catalog, query: RecipeCriteria) -> RecipeResult:
 
 
 def check_query(catalog: Catalog, query: RecipeCriteria) -> None:
-    """Fail on a pinned value neither AICR nor the catalog knows, listing the valid ones."""
+    """Fail on a pinned value the catalog's AICR release does not accept, listing the valid
+    ones."""
+    rules = semantics_of(catalog).criteria
     for f in FIELDS:
-        problem = unknown_value(f, query.value(f), catalog.vocabulary)
+        problem = unknown_value(f, query.value(f), catalog.vocabulary, rules)
         if problem:
             raise RecipeError(problem)
 
 
 def matching_overlays(catalog: Catalog, query: RecipeCriteria) -> list[Overlay]:
-    """Matching overlays minus ancestors of other matches, least specific first."""
+    """Matching overlays (today minus ancestors of other matches), least specific first."""
     matches = [
         o
         for o in catalog.overlays.values()
         if o.doc.spec.criteria is not None and o.doc.spec.criteria.matches(query)
     ]
-    ancestors = {a.name for o in matches for a in chain_of(catalog, o.name)[:-1]}
-    leaves = [o for o in matches if o.name not in ancestors]
+    leaves = matches
+    if semantics_of(catalog).maximal_leaves:
+        ancestors = {a.name for o in matches for a in chain_of(catalog, o.name)[:-1]}
+        leaves = [o for o in matches if o.name not in ancestors]
 
     def key(o: Overlay) -> tuple[int, str]:
         assert o.doc.spec.criteria is not None
@@ -147,9 +157,9 @@ def _finalize(
     if disabled:
         deployment_order(deps)  # AICR refuses unknown dependencies and cycles among all
     order = deployment_order(deps, set(disabled))
-    refs = [
-        with_health_check(catalog, with_defaults(catalog, r)) for r in merged.components.values()
-    ]
+    refs = [with_defaults(catalog, r) for r in merged.components.values()]
+    if semantics_of(catalog).inline_health_checks:
+        refs = [with_health_check(catalog, r) for r in refs]
     return RecipeResult(
         metadata=ResultMetadata(appliedOverlays=applied, disabledComponents=sorted(disabled)),
         criteria=query,

@@ -1,6 +1,7 @@
 """Validation phases (readiness, deployment, performance, conformance) and their merges.
 
-Two merge rules, by the format of the overlay merged on top:
+Two merge rules, by the format of the overlay merged on top (its AICR release's,
+`recipes.semantics`):
 
 - `aicr.nvidia.com/v1alpha1` (AICR up to v0.11): a phase the later overlay declares
   replaces the earlier one whole (`RecipeMetadataSpec.Merge` of that release);

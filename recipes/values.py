@@ -7,10 +7,12 @@
   valuesFile merged over it;
 - then `overrides`, merged over the result.
 
-Each merge is AICR's `mergeValues`: maps merge recursively, anything else replaces, and a
-`null` in the later layer deletes the key (Helm's own rule for null values). A key new to
-the earlier layer is taken as written, nested nulls and all, as AICR does. Values are
-computed on demand, not during resolution: most callers never need them.
+Each merge is AICR's `mergeValues`: maps merge recursively, anything else replaces. By the
+catalog's AICR release (`recipes.semantics`): today a `null` in the later layer deletes
+the key (Helm's own rule for null values, AICR PR #458); AICR v0.11.1 kept it as a null,
+which Helm then reads as "delete the chart's default". A key new to the earlier layer is
+taken as written, nested nulls and all, under both. Values are computed on demand, not
+during resolution: most callers never need them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from recipes.catalog import Catalog
 from recipes.errors import RecipeError
 from recipes.model import ComponentRef
 from recipes.result import RecipeResult
+from recipes.versions import semantics_of
 
 
 def component_values(catalog: Catalog, result: RecipeResult, name: str) -> dict[str, Any]:
@@ -35,6 +38,7 @@ def component_values(catalog: Catalog, result: RecipeResult, name: str) -> dict[
 
 def ref_values(catalog: Catalog, ref: ComponentRef) -> dict[str, Any]:
     """The hydrated values of one resolved componentRef."""
+    deletes = semantics_of(catalog).values_null_deletes
     values: dict[str, Any] = {}
     if ref.valuesFile:
         default = f"components/{ref.name}/values.yaml"
@@ -43,21 +47,22 @@ def ref_values(catalog: Catalog, ref: ComponentRef) -> dict[str, Any]:
         else:
             if default in catalog.files:
                 values = copy.deepcopy(_mapping(catalog, default))
-            merge_values(values, _mapping(catalog, ref.valuesFile))
+            merge_values(values, _mapping(catalog, ref.valuesFile), null_deletes=deletes)
     if ref.overrides:
-        merge_values(values, ref.overrides)
+        merge_values(values, ref.overrides, null_deletes=deletes)
     return values
 
 
-def merge_values(dst: dict[str, Any], src: dict[str, Any]) -> None:
-    """AICR's `mergeValues`: `src` into `dst` in place; a null in `src` deletes the key."""
+def merge_values(dst: dict[str, Any], src: dict[str, Any], *, null_deletes: bool = True) -> None:
+    """AICR's `mergeValues`: `src` into `dst` in place; a null in `src` deletes the key
+    (`null_deletes`, AICR PR #458) or, as in v0.11.1, is set like any other value."""
     for key, value in src.items():
-        if value is None:
+        if value is None and null_deletes:
             dst.pop(key, None)
             continue
         old = dst.get(key)
         if isinstance(old, dict) and isinstance(value, dict):
-            merge_values(old, value)
+            merge_values(old, value, null_deletes=null_deletes)
         else:
             dst[key] = copy.deepcopy(value)
 

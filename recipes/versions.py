@@ -12,19 +12,25 @@ AICR has versioned its catalog documents (`pkg/header`, ADR-013, ADR-022):
 
 For each format: the models its RecipeMetadata, RecipeMixin and ComponentRegistry documents
 are read with, whether a key outside them is tolerated (AICR's lenient decode of overlays
-and the registry) or refused (its strict decode of mixins), and how an overlay's
-validation phases merge onto what came before (`recipes.validation`).
+and the registry) or refused (its strict decode of mixins), and the resolution rules of
+the AICR release it is from (`recipes.semantics`): `semantics_of` gives a catalog's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from recipes import model, registry
 from recipes.errors import RecipeError
+from recipes.semantics import TODAY_SEMANTICS, V0_11_1_SEMANTICS, Semantics
 from recipes.validation import MergeRule
+
+if TYPE_CHECKING:
+    from recipes.catalog import Catalog
 
 METADATA, MIXIN, REGISTRY = "RecipeMetadata", "RecipeMixin", "ComponentRegistry"
 KINDS = (METADATA, MIXIN, REGISTRY)
@@ -38,9 +44,15 @@ class Format:
     aicr: str
     models: dict[str, type[BaseModel]] = field(default_factory=dict)
     """Document kind -> the model it is read with."""
-    validation_merge: MergeRule = "fieldwise"
+    semantics: Semantics = TODAY_SEMANTICS
+    """How the AICR release of this format resolved a catalog."""
     refused: str = ""
     """Why documents of this format are recognised but not read (empty: they are read)."""
+
+    @property
+    def validation_merge(self) -> MergeRule:
+        """How an overlay in this format merges its validation phases."""
+        return self.semantics.validation_merge
 
 
 _V1ALPHA1: dict[str, type[BaseModel]] = {
@@ -61,7 +73,7 @@ _PROFILES = (
 FORMATS: dict[str, Format] = {
     f.api_version: f
     for f in (
-        Format("aicr.nvidia.com/v1alpha1", "v0.11 and earlier", _V1ALPHA1, "replace"),
+        Format("aicr.nvidia.com/v1alpha1", "v0.11 and earlier", _V1ALPHA1, V0_11_1_SEMANTICS),
         Format("aicr.run/v1alpha2", "v0.12 and later", _CURRENT),
         Format("aicr.run/v1beta1", "v0.22 and later (ADR-022 authoring track)", _CURRENT),
         Format(
@@ -103,3 +115,12 @@ def format_for(rel: str, kind: str, data: object) -> Format:
     if found.refused:
         raise RecipeError(f"{rel}: apiVersion: {api} is {found.refused}; gpu-ci reads {known}")
     return found
+
+
+@lru_cache(maxsize=64)
+def semantics_of(catalog: Catalog) -> Semantics:
+    """The rules `catalog` resolves by: its newest document format's (today's if none)."""
+    apis = {o.api_version for o in catalog.overlays.values()}
+    apis |= {m.api_version for m in catalog.mixins.values()}
+    found = [FORMATS[api].semantics for api in apis]
+    return max(found, key=lambda s: s.rank, default=TODAY_SEMANTICS)

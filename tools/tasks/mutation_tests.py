@@ -64,6 +64,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "recipes/resolver.py": (
         "tests/recipes/test_recipe_semantics.py",
         "tests/recipes/test_resolver_mutants.py",
+        "tests/recipes/test_recipe_release_rules.py",
     ),
     "recipes/merge.py": (
         "tests/recipes/test_recipe_merge_fields.py",
