@@ -23,7 +23,8 @@ SafeDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper
 
 
 def load(text: str) -> Any:
-    """The single document in `text` (safe types only)."""
+    """The single document in `text` (safe types only), unbounded: for text gpu-ci rendered
+    itself or pinned in the repository. What a user gives goes through `core.read_yaml`."""
     try:
         return yaml.load(text, Loader=SafeLoader)
     except (yaml.YAMLError, UnicodeError):
@@ -31,7 +32,7 @@ def load(text: str) -> Any:
 
 
 def load_all(text: str) -> list[Any]:
-    """Every document in `text` (safe types only)."""
+    """Every document in `text` (safe types only), unbounded, as `load`."""
     try:
         return list(yaml.load_all(text, Loader=SafeLoader))
     except (yaml.YAMLError, UnicodeError):
@@ -55,8 +56,9 @@ def dump(data: Any, *, dumper: type[yaml.SafeDumper] | None = None, **options: A
 # strings where they overflow; `.inf`, `-.inf` and `.nan` are floats. The loaders below
 # resolve exactly that, and construct only the core tags (str, int, float, bool, null,
 # map, seq and the `<<` merge); any other tag (`!!binary`, `!!timestamp`, `!!python/...`,
-# custom ones) stops construction. Checks on what the document holds (duplicate keys,
-# alias expansion, key types) are the caller's: see `stacks.offline.yaml_checks`.
+# custom ones) stops construction. Files are read through `core.read_yaml`, which bounds
+# size, depth and alias expansion; a stack file's own checks (duplicate keys, key types,
+# tags) are in `stacks.offline.yaml_checks`.
 
 STR = "tag:yaml.org,2002:str"
 INT = "tag:yaml.org,2002:int"
@@ -202,56 +204,3 @@ class CoreCSafeLoader(_CBase):  # type: ignore[misc,valid-type]
     yaml_constructors = CoreSafeLoader.yaml_constructors
     yaml_multi_constructors = CoreSafeLoader.yaml_multi_constructors
     resolve = CoreSafeLoader.resolve
-
-
-class NestingTooDeep(yaml.YAMLError):
-    """Collections nest deeper than the caller allows; `line` is 1-based."""
-
-    def __init__(self, line: int) -> None:
-        super().__init__(f"collections nest too deep at line {line}")
-        self.line = line
-
-
-def _deepest(loader: yaml.SafeLoader, max_depth: int) -> None:
-    """Walk the event stream; raise NestingTooDeep past `max_depth` collections.
-
-    Run before composing: libyaml's composer recurses in C and a document nested a few
-    hundred thousand levels deep crashes the interpreter; the event stream is flat."""
-    depth = 0
-    while loader.check_event():  # type: ignore[no-untyped-call]
-        event = loader.get_event()  # type: ignore[no-untyped-call]
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > max_depth:
-                raise NestingTooDeep(event.start_mark.line + 1)
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-
-
-def compose_core(text: str, name: str, *, max_depth: int) -> tuple[yaml.Node | None, Any]:
-    """The node graph of the single document in `text`, read as yaml.v3 reads YAML, and a
-    loader (CoreSafeLoader or CoreCSafeLoader) whose `construct_document(node)` builds it.
-
-    Aliases stay shared nodes (nothing is expanded yet). A document deeper than
-    `max_depth` collections raises NestingTooDeep; a malformed one raises the pure-Python
-    loader's error, its marks naming `name`.
-    """
-    loader: yaml.SafeLoader
-    try:
-        scan = CoreCSafeLoader(text)
-        try:
-            _deepest(scan, max_depth)
-        finally:
-            scan.dispose()
-        loader = CoreCSafeLoader(text)
-        return loader.get_single_node(), loader
-    except NestingTooDeep:
-        raise
-    except (yaml.YAMLError, UnicodeError):
-        pass
-    loader = CoreSafeLoader(text)
-    loader.name = name  # marks say `in "Pulumi.dev.yaml"`, not `in "<unicode string>"`
-    _deepest(loader, max_depth)  # raises, as libyaml did (or stops where it stopped)
-    loader = CoreSafeLoader(text)
-    loader.name = name
-    return loader.get_single_node(), loader  # raises, as libyaml did

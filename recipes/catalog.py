@@ -9,7 +9,10 @@ registry, are dropped and reported in one warning per load (`Catalog.warnings`, 
 on the `recipes` logger); AICR refuses them in mixins, and so does gpu-ci.
 
 Values files are only indexed here; they are parsed when a component's values are first
-asked for. Health-check assert files are read when a recipe first needs them.
+asked for. Health-check assert files are read when a recipe first needs them. Every file
+is read by the careful reader (`recipes.yamlfiles`): inside its own data directory once
+symlinks are followed, a regular file (a named pipe is refused, never opened), within
+`core.read_limits.CATALOG_FILE`; every file a catalog names is checked so when it loads.
 
 Two choices differ from AICR's loader: overlays are read from `overlays/` only (AICR takes
 any `kind: RecipeMetadata` file outside `components/`, `checks/` and `mixins/`; its catalogs
@@ -41,7 +44,7 @@ from recipes.errors import RecipeError
 from recipes.model import RecipeMetadata, RecipeMixin
 from recipes.registry import ComponentConfig, ComponentRegistry
 from recipes.validation import MergeRule
-from recipes.yamlfiles import load_yaml
+from recipes.yamlfiles import check_catalog_file, load_yaml, read_catalog_text
 
 PROJECT_CATALOG = Path(__file__).resolve().parent / "catalog"
 LOG = logging.getLogger("recipes")
@@ -83,6 +86,8 @@ class Catalog:
     registry: dict[str, ComponentConfig]
     vocabulary: dict[str, set[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    origins: dict[str, Path] = field(default_factory=dict)
+    """The data directory each file of `files` comes from (the one it must lie in)."""
     _texts: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -92,24 +97,26 @@ class Catalog:
 
     def read_yaml(self, rel: str) -> Any:
         """A catalog file's parsed YAML (cached; callers must not mutate it)."""
-        path = self.files.get(rel)
-        if path is None:
-            raise RecipeError(f"{rel}: file does not exist in {self._where()}")
-        return load_yaml(path, rel)
+        return load_yaml(self._path(rel), rel, self.origins.get(rel))
 
     def read_text(self, rel: str) -> str:
         """A catalog file's text (cached per catalog)."""
         text = self._texts.get(rel)
         if text is None:
-            path = self.files.get(rel)
-            if path is None:
-                raise RecipeError(f"{rel}: file does not exist in {self._where()}")
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise RecipeError(f"{rel}: cannot read file: {exc}") from None
+            text = read_catalog_text(self._path(rel), rel, self.origins.get(rel))
             self._texts[rel] = text
         return text
+
+    def check_readable(self, rel: str, name: str) -> None:
+        """`rel` would be read (inside its data directory, a regular file within the size
+        bound), checked without opening it; `name` says where it is named."""
+        check_catalog_file(self._path(rel), name, self.origins.get(rel))
+
+    def _path(self, rel: str) -> Path:
+        path = self.files.get(rel)
+        if path is None:
+            raise RecipeError(f"{rel}: file does not exist in {self._where()}")
+        return path
 
     def _where(self) -> str:
         return ", ".join(str(r) for r in self.roots)
@@ -124,23 +131,24 @@ def load_catalog(
     shows `Catalog.warnings` itself)."""
     roots = tuple(Path(d) for d in (dirs or [PROJECT_CATALOG]))
     files: dict[str, Path] = {}
+    origins: dict[str, Path] = {}
     registry: dict[str, ComponentConfig] = {}
     ignored: list[str] = []
     for root in roots:
         if not root.is_dir():
             raise RecipeError(f"--data {root}: not a directory")
-        if not (root / REGISTRY).is_file():
+        if not os.path.lexists(root / REGISTRY):  # a pipe or a link out is refused when read
             raise RecipeError(
                 f"--data {root}: {REGISTRY} is required, as in aicr: every data directory "
                 "has one (it is merged by component name with the directories before it)"
             )
         for rel, path in _walk(root):
-            files[rel] = path
-        for comp in _registry(root / REGISTRY, ignored):
+            files[rel], origins[rel] = path, root
+        for comp in _registry(root, ignored):
             registry[comp.name] = comp
-    overlays = _load_overlays(files, ignored)
-    mixins = _load_mixins(files)
-    catalog = Catalog(roots, files, overlays, mixins, registry)
+    overlays = _load_overlays(files, origins, ignored)
+    mixins = _load_mixins(files, origins)
+    catalog = Catalog(roots, files, overlays, mixins, registry, origins=origins)
     check_registry(catalog)
     check_references(catalog)
     catalog.vocabulary = vocabulary(overlays.values())
@@ -168,8 +176,8 @@ def _walk(root: Path) -> Iterable[tuple[str, Path]]:
             yield path.relative_to(root).as_posix(), path
 
 
-def _registry(path: Path, ignored: list[str]) -> list[ComponentConfig]:
-    data = load_yaml(path, REGISTRY)
+def _registry(root: Path, ignored: list[str]) -> list[ComponentConfig]:
+    data = load_yaml(root / REGISTRY, REGISTRY, root)
     fmt = versions.format_for(REGISTRY, versions.REGISTRY, data)
     doc, dropped = parse_document(
         fmt.models[versions.REGISTRY],
@@ -192,10 +200,12 @@ def _yaml_files(files: dict[str, Path], folder: str) -> list[str]:
     return sorted(r for r in files if r.startswith(folder + "/") and r.endswith(".yaml"))
 
 
-def _load_overlays(files: dict[str, Path], ignored: list[str]) -> dict[str, Overlay]:
+def _load_overlays(
+    files: dict[str, Path], origins: dict[str, Path], ignored: list[str]
+) -> dict[str, Overlay]:
     overlays: dict[str, Overlay] = {}
     for rel in _yaml_files(files, "overlays"):
-        data = load_yaml(files[rel], rel)
+        data = load_yaml(files[rel], rel, origins[rel])
         fmt = versions.format_for(rel, versions.METADATA, data)
         parsed, dropped = parse_document(
             fmt.models[versions.METADATA],
@@ -221,10 +231,10 @@ def _load_overlays(files: dict[str, Path], ignored: list[str]) -> dict[str, Over
     return overlays
 
 
-def _load_mixins(files: dict[str, Path]) -> dict[str, Mixin]:
+def _load_mixins(files: dict[str, Path], origins: dict[str, Path]) -> dict[str, Mixin]:
     mixins: dict[str, Mixin] = {}
     for rel in _yaml_files(files, "mixins"):
-        data = load_yaml(files[rel], rel)
+        data = load_yaml(files[rel], rel, origins[rel])
         fmt = versions.format_for(rel, versions.MIXIN, data)
         parsed, _ = parse_document(fmt.models[versions.MIXIN], data, rel, tolerant=False)
         doc = (

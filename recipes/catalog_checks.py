@@ -1,11 +1,12 @@
 """Cross-file checks of a loaded catalog, inheritance chains, and the criteria vocabulary.
 
 Every reference is checked when the catalog loads (base, mixins, valuesFile, manifestFiles,
-preManifestFiles, patches, registry names, health-check assert files), so a broken catalog
-fails at once rather than on the one query that reaches the bad overlay. AICR finds some
-of these only when a query reaches them, and does not require a componentRef's name to be
-in the registry (it then fills no defaults); gpu-ci refuses such a name, which is most
-often a typo (`gpu-operater`).
+preManifestFiles, patches, registry names, health-check assert files: each a regular file
+inside its data directory once symlinks are followed, within its size bound, checked
+without opening it), so a broken catalog fails at once rather than on the one query that
+reaches the bad overlay. AICR finds some of these only when a query reaches them, and does
+not require a componentRef's name to be in the registry (it then fills no defaults); gpu-ci
+refuses such a name, which is most often a typo (`gpu-operater`).
 """
 
 from __future__ import annotations
@@ -34,11 +35,13 @@ def unknown(kind: str, value: str, choices: Iterable[str]) -> str:
 
 
 def check_file(catalog: Catalog, rel: str, where: str, ref: str) -> None:
-    """`ref` must be a file inside the catalog's data directories."""
+    """`ref` must be a file inside the catalog's data directories, once symlinks are
+    followed, and one the careful reader reads (a regular file within its size bound)."""
     if ref.startswith("/") or ".." in ref.split("/"):
         raise RecipeError(f"{rel}: {where}: {ref} must be a path inside the data directory")
     if ref not in catalog.files:
         raise RecipeError(f"{rel}: {where}: file {ref} does not exist")
+    catalog.check_readable(ref, f"{rel}: {where}: {ref}")
 
 
 def _check_refs(catalog: Catalog, rel: str, refs: list[ComponentRef]) -> None:

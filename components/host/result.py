@@ -12,7 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from core import read_json
 from core.errors import GpuCiError
+from core.read_limits import HOST_RESULT
 
 
 class StepResultError(GpuCiError):
@@ -45,10 +47,12 @@ def parse_result(stdout: str, step: str | None = None) -> StepResult:
     lines = [line for line in stdout.splitlines() if line.strip()]
     if not lines:
         raise StepResultError("step printed nothing on stdout; expected a JSON result line")
-    try:
-        raw: Any = json.loads(lines[-1])
+    try:  # the careful reader: a host's line nested thousands deep is one message too
+        raw: Any = read_json.parse(lines[-1], name="the step's result line", limits=HOST_RESULT)
     except json.JSONDecodeError as err:
         raise StepResultError(f"last stdout line is not JSON: {lines[-1]!r}") from err
+    except read_json.JsonRefusedError as err:
+        raise StepResultError(str(err)) from None
     result = StepResult.model_validate(raw)
     if step is not None and result.step != step:
         raise StepResultError(f"result line belongs to step {result.step!r}, not {step!r}")

@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from components.platform.overrides import PlatformError
-from core import yaml_text
 from recipes.catalog import Catalog
 from recipes.model import ComponentRef
+from recipes.yamlfiles import load_text_all
 
 CLUSTER_SCOPED = frozenset(
     {
@@ -92,17 +92,16 @@ def load_manifests(
     file order, namespaces filled in."""
     out: list[ManifestObject] = []
     for rel in ref.manifestFiles if files is None else files:
-        path = catalog.files.get(rel)
-        if path is None:
+        if rel not in catalog.files:
             raise PlatformError(f"{ref.name}: manifest {rel} is not in the catalog")
-        text = path.read_text(encoding="utf-8")
+        text = catalog.read_text(rel)  # the careful reader: inside the catalog, bounded
         if _TEMPLATE.search(text):
             raise PlatformError(
                 f"{ref.name}: manifest {rel} is a Helm template ({{{{ ... }}}}); only plain "
                 "Kubernetes YAML manifests are supported"
             )
         try:
-            docs = yaml_text.load_all(text)
+            docs = load_text_all(text, rel)
         except yaml.YAMLError as exc:
             raise PlatformError(f"{ref.name}: manifest {rel}: malformed YAML: {exc}") from None
         for doc in docs:

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.errors import GpuCiError, write_output
+from core.read_files import FileRefusedError, read_bytes
+from core.read_limits import PLAN_ERROR
 from stacks.offline.diff_changes import PlanDiff, diff_snapshots
 from stacks.offline.diff_markdown import render_markdown
 from stacks.offline.diff_text import render_text
@@ -51,13 +53,19 @@ class StackDiff:
 
 
 def _listing(folder: Path) -> tuple[dict[str, Path], dict[str, str]]:
-    """A dir's snapshots (`STACK.json`) and the reasons of the stacks that did not plan."""
-    snapshots = {p.name[: -len(".json")]: p for p in folder.glob("?*.json") if p.is_file()}
+    """A dir's snapshots (`STACK.json`) and the reasons of the stacks that did not plan.
+
+    Every file is read by the careful reader, inside `folder` once symlinks are followed:
+    one that is not a regular file (a named pipe) or leads elsewhere is refused, unread."""
+    snapshots = {p.name[: -len(".json")]: p for p in folder.glob("?*.json") if not p.is_dir()}
     failed: dict[str, str] = {}
     for path in folder.glob(f"?*{ERROR_SUFFIX}"):
         try:
-            text = " ".join(path.read_text(encoding="utf-8").split())
-        except (OSError, UnicodeDecodeError) as err:
+            raw = read_bytes(path, name=path.name, limits=PLAN_ERROR, root=folder)
+            text = " ".join(raw.decode("utf-8").split())
+        except FileRefusedError as err:
+            text = f"({err})"
+        except UnicodeDecodeError as err:
             text = f"(its {path.name} cannot be read: {err})"
         failed[path.name[: -len(ERROR_SUFFIX)]] = text or "(no reason given)"
     return snapshots, failed
@@ -76,7 +84,7 @@ def _empty(project: str, stack: str) -> Snapshot:
 
 
 def _load(path: Path, stack: str) -> Snapshot:
-    snap = load_snapshot(path)
+    snap = load_snapshot(path, path.parent)
     if snap["stack"] != stack:
         raise SnapshotError(f"{path}: the snapshot of stack {snap['stack']!r}, not {stack!r}")
     return snap
@@ -207,8 +215,8 @@ def _any_project(sides: tuple[tuple[dict[str, Path], dict[str, str]], ...]) -> s
     for snapshots, _ in sides:
         for path in snapshots.values():
             try:
-                return str(json.loads(path.read_text(encoding="utf-8"))["project"])
-            except (OSError, ValueError, KeyError, TypeError):
+                return str(load_snapshot(path, path.parent)["project"])
+            except SnapshotError:
                 continue
     return ""
 

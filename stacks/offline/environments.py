@@ -25,11 +25,12 @@ project's namespace is refused here, with the nested form to write instead. An
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from core import read_json
 from core.errors import GpuCiError
+from core.read_limits import STACK_FILE
 from stacks.offline.cli_values import as_cli_string, is_secure, strip_secure
 from stacks.offline.esc_definitions import EnvironmentReader, EscSecret, Leaf, Tree, merge_trees
 
@@ -71,7 +72,8 @@ def apply_environments(
             if is_secret:
                 secret.add(key)
         elif isinstance(raw[own], dict) and not is_secure(raw[own]) and isinstance(tree, dict):
-            value, is_secret = _finish(merger.under(json.loads(config[own]), tree, own), own)
+            mine = read_json.load(config[own], name=f"{stack_file}: {own}", limits=STACK_FILE)
+            value, is_secret = _finish(merger.under(mine, tree, own), own)
             config[own] = _cli_text(value)
             if is_secret:
                 secret.add(own)

@@ -8,6 +8,7 @@ ESC merges (mappings key by key, anything else replaced). What only ESC can eval
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,16 @@ from stacks.offline.yaml_document import read_document
 ESC_DIR = "esc"
 DEFAULT_PROJECT = "default"  # where ESC keeps environments named without a project
 _NAME_PART = re.compile(r"[A-Za-z0-9_.-]+")
+# `NAME@VERSION` (esc cmd/esc/cli/env.go parseRef cuts at the first '@'): a revision number
+# or a tag (ESC docs, "Versioning": `@4`, tags such as `production`, `v1.2.1`, `stable`, the
+# built-in `latest`), of an environment name's characters ("Environments": alphanumerics,
+# hyphens, underscores and periods).
+_VERSION = re.compile(r"(?!\.{1,2}$)[A-Za-z0-9_.-]+")
 _DEFINITION_KEYS = ("imports", "values")
+MAX_IMPORT_DEPTH = 32
+"""Environments importing one another in a chain: ESC documents no limit, real setups use
+two or three levels, and each level is a call here (a chain of thousands would end in
+RecursionError); past this, one message instead."""
 _INTERPOLATION = re.compile(r"(?<!\$)\$\{[^}]*\}?")
 
 
@@ -42,7 +52,12 @@ Tree = dict[str, Any]  # str -> Tree | Leaf
 
 
 def _split_name(name: str, importer: str) -> tuple[str, str]:
-    base = name.split("@", 1)[0]  # `gpu-ci/dev@8`, `gpu-ci/dev@stable`: one definition here
+    base, at, version = name.partition("@")  # `gpu-ci/dev@8`, `@stable`: one definition here
+    if at and not _VERSION.fullmatch(version):
+        raise GpuCiError(
+            f"{importer}: {name!r}: the version after '@' is a revision number or a tag "
+            "(letters, digits, '-', '_' and '.'), like gpu-ci/dev@4 or gpu-ci/dev@stable"
+        )
     parts = base.split("/")
     if len(parts) == 1:
         parts = [DEFAULT_PROJECT, *parts]
@@ -72,16 +87,22 @@ class EnvironmentReader:
             )
         if key in self.definitions:
             return self.definitions[key]
+        if len(chain) >= MAX_IMPORT_DEPTH:
+            raise GpuCiError(
+                f"{importer}: ESC environments import one another more than "
+                f"{MAX_IMPORT_DEPTH} deep ({chain[0]} -> ... -> {key}); import the "
+                "environments a stack needs from fewer levels"
+            )
         rel = f"{ESC_DIR}/{project}/{env}.yaml"
         path = self.root / rel
-        if not path.is_file():
+        if not os.path.lexists(path):  # a pipe, or a link out of the project: refused when read
             raise GpuCiError(
                 f"{importer} imports ESC environment {name}, which the offline plan cannot "
                 f"open: put its definition (the YAML `pulumi env edit {key}` shows, with "
                 f"placeholders for its secrets) in {rel}"
             )
         self.files.setdefault(name, rel)
-        doc = _read(path, rel)
+        doc = _read(path, rel, self.root)
         if not isinstance(doc, dict):
             raise GpuCiError(
                 f"{rel}: an ESC environment definition is a mapping with values: (and "
@@ -118,10 +139,11 @@ class EnvironmentReader:
         return self.definitions[key]
 
 
-def _read(path: Path, rel: str) -> Any:
-    """The file as stack files are read (YAML 1.2, hardened), errors naming `rel`."""
+def _read(path: Path, rel: str, root: Path) -> Any:
+    """The file as stack files are read (YAML 1.2, through the careful reader: inside the
+    project `root` once symlinks are followed, bounded), errors naming `rel`."""
     try:
-        return read_document(path).data
+        return read_document(path, root, f"the project folder {root}").data
     except GpuCiError as err:
         message = str(err)
         if message.startswith(f"{path.name}:"):

@@ -8,7 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core import read_json
 from core.errors import GpuCiError
+from core.read_files import FileMissingError, FileRefusedError, read_bytes
+from core.read_limits import PLAN_SNAPSHOT
 from stacks.offline.snapshot import Snapshot
 
 
@@ -25,20 +28,33 @@ _REQUIRED: dict[str, type] = {
 }
 
 
-def load_snapshot(path: Path) -> Snapshot:
-    """A snapshot file, checked for the shape `stacks.offline.snapshot` writes."""
+def load_snapshot(path: Path, root: Path | None = None) -> Snapshot:
+    """A snapshot file, checked for the shape `stacks.offline.snapshot` writes.
+
+    Read by the careful reader (`core.read_json`, `PLAN_SNAPSHOT`): a regular file (a named
+    pipe is refused, never opened), inside `root` once symlinks are followed when given
+    (a `plan --all` folder), within the size and nesting bounds."""
+    where = f"the folder {root}" if root is not None else ""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise SnapshotError(f"{path}: cannot read the plan snapshot ({reason})") from None
+        raw = read_bytes(path, name=str(path), limits=PLAN_SNAPSHOT, root=root, where=where)
+    except FileMissingError:
+        raise SnapshotError(
+            f"{path}: cannot read the plan snapshot (No such file or directory)"
+        ) from None
+    except FileRefusedError as err:
+        raise SnapshotError(str(err)) from None
     try:
-        data = json.loads(text)
+        text = raw.decode("utf-8")
+        data = read_json.parse(text, name=str(path), limits=PLAN_SNAPSHOT)
+    except UnicodeDecodeError as err:
+        raise SnapshotError(f"{path}: cannot read the plan snapshot ({err})") from None
     except json.JSONDecodeError as err:
         raise SnapshotError(
             f"{path}: not JSON ({err.msg} at line {err.lineno}, column {err.colno}); "
             "write it with `python -m stacks plan STACK --json FILE`"
         ) from None
+    except read_json.JsonRefusedError as err:
+        raise SnapshotError(str(err)) from None
     problem = _shape_problem(data)
     if problem:
         raise SnapshotError(f"{path}: not a plan snapshot ({problem})")

@@ -13,21 +13,19 @@ from typing import NoReturn
 
 import yaml
 
-from core import yaml_text
+from core import read_yaml, yaml_text
 from core.errors import GpuCiError
+from core.read_limits import STACK_FILE
 
-# What one stack file may hold: no config is near these, and an "alias bomb" (a few lines
-# of nested aliases that expand to a billion values) is refused before it is expanded.
-MAX_VALUES = 100_000  # nodes, aliases expanded
-MAX_DEPTH = 100  # nested mappings and lists
+# What one stack file may hold (`core.read_limits.STACK_FILE`, which the careful reader
+# enforces too): the Checker counts and names the key, where the reader names only the line.
+MAX_VALUES = STACK_FILE.max_values  # nodes, aliases expanded
+MAX_DEPTH = STACK_FILE.max_depth  # nested mappings and lists
 MAX_INT_DIGITS = 30
 
 
 def too_deep(name: str, line: int) -> GpuCiError:
-    return GpuCiError(
-        f"{name}: values nest more than {MAX_DEPTH} levels deep (line {line}); "
-        "flatten them: no stack config nests that deep"
-    )
+    return read_yaml.too_deep(name, line, STACK_FILE)
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:
