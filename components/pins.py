@@ -225,7 +225,14 @@ class CheckPins(BaseModel):
         pattern=r"^[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9._-]*@sha256:[0-9a-f]{64}$",
         description="the GPU smoke Job's image, by digest",
     )
-    kubectl_image: str = Field(pattern=r"^[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9._-]*$")
+    chainsaw_image: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9._-]*@sha256:[0-9a-f]{64}$",
+        description="the Chainsaw checks' image (kyverno/chainsaw), by digest",
+    )
+    chainsaw_version: str = Field(
+        pattern=r"^v[0-9]+\.[0-9]+\.[0-9]+$",
+        description="its release, whose `test` CLI and Test schema the checks are written for",
+    )
 
 
 CHECK_PINS = CheckPins(
@@ -237,9 +244,17 @@ CHECK_PINS = CheckPins(
         "nvidia/cuda:12.8.1-base-ubuntu24.04"
         "@sha256:133c78a0575303be34164d0b90137a042172bdf60696af01a3c424ab402d86e2"
     ),
-    # Pinned by tag only (registry.k8s.io release tags are immutable; no digest could be
-    # confirmed offline). Distroless: no shell, so each check container runs one `kubectl`.
-    kubectl_image="registry.k8s.io/kubectl:v1.33.3",
+    # kyverno/chainsaw v0.2.15 (release notes `.release-notes/v0.2.15.md`: `--quiet` prints the
+    # summary), built by ko with the chainsaw binary as entrypoint (`.goreleaser.yaml` kos).
+    # The multi-arch digest is the one public repositories record for this tag, e.g. the
+    # Renovate-managed CloudNativePG postgres-extensions-containers dagger module
+    # (`dagger/maintenance`, "ghcr.io/kyverno/chainsaw:v0.2.15@sha256:527f3be2...") and two
+    # public e2e scripts; it was not re-resolved against ghcr.io from here.
+    chainsaw_image=(
+        "ghcr.io/kyverno/chainsaw:v0.2.15"
+        "@sha256:527f3be2b9ec0580cb0bc84540a0fee99406b011c24ae3a30953e525af60809d"
+    ),
+    chainsaw_version="v0.2.15",
 )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from core import yaml_text
@@ -79,10 +80,23 @@ class RecipeResult(BaseModel):
         return {k: data[k] for k in keys if k in data}
 
     def to_yaml(self) -> str:
-        """The result as AICR-shaped YAML, keys in model order."""
-        return yaml_text.dump(self.to_dict(), sort_keys=False)
+        """The result as AICR-shaped YAML, keys in model order; a multi-line string (a health
+        check's Test) as a literal block, as AICR's yaml.v3 writes it (and libyaml and PyYAML
+        write alike: a long double-quoted string folds differently in each)."""
+        return yaml_text.dump(self.to_dict(), dumper=_Dumper, sort_keys=False)
 
 
+class _Dumper(yaml_text.SafeDumper):  # type: ignore[misc,valid-type]
+    """Block style; multi-line strings as literal blocks."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar(
+        "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None
+    )
+
+
+_Dumper.add_representer(str, _str)
 _KEEP_EMPTY = frozenset({"overrides"})
 
 

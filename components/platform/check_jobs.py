@@ -1,96 +1,37 @@
-"""The Job manifests of the deployment checks, and the read-only RBAC they run with.
+"""The Kubernetes objects of the checks: one Job per check, its Test's ConfigMap, read-only RBAC.
 
 Each Job is bounded by `activeDeadlineSeconds` and fails at once (`backoffLimit: 0`). Each
 container uses `terminationMessagePolicy: FallbackToLogsOnError`, so its log tail becomes
 the termination message, which pulumi-kubernetes' Job/Pod await prints with the error
-(pulumi/cloud-ready-checks `pkg/kubernetes/pod/check.go`, containerTerminatedError). The
-images are `CHECK_PINS` (`components/pins.py`).
+(pulumi/cloud-ready-checks `pkg/kubernetes/pod/check.go`, containerTerminatedError): a
+failed check names its Job (`<component>-checks-<check>`) and, for Chainsaw, the Test, the
+step and the field that did not match, from `chainsaw test --quiet` (errors and the
+summary only). The check's digest is in the pod template (`DIGEST_ANNOTATION`), and the
+Job is replaced when the template changes (pulumi-kubernetes replaces a Job on any
+`.spec.template` change: shared/upstream/replacements/kubernetes-forcenew.json, batch/v1
+Job), so a check re-runs exactly when its digest does. Images: `CHECK_PINS`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
 
 from components.base import MANAGED_LABELS
 from components.pins import CHECK_PINS
-from components.platform.check_plan import SMOKE_CHECK, ExpectedObject
+from components.platform.chainsaw_tests import go_duration
+from components.platform.check_plan import GPU_RESOURCE, RUNTIME_CLASS, CheckPlan
+from components.platform.health_model import ClusterCheck
 
-RUNTIME_CLASS = "nvidia"
-GPU_RESOURCE = "nvidia.com/gpu"
 CHECKS_NAMESPACE = "gpu-ci-checks"
 CHECKS_ACCOUNT = "gpu-ci-checks"
-REVISION_ANNOTATION = "gpu-ci/platform-revision"
+DIGEST_ANNOTATION = "gpu-ci/check-digest"
 CHECK_LABEL = "gpu-ci/check"
-
-
-def _labels(check: str) -> dict[str, str]:
-    return {**MANAGED_LABELS, CHECK_LABEL: check}
-
-
-def _job(
-    check: str, namespace: str, revision: str, timeout_s: int, pod_spec: dict[str, Any]
-) -> dict[str, Any]:
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {
-            "namespace": namespace,
-            "labels": _labels(check),
-            # A Job that failed is replaced on the next update instead of awaited again.
-            "annotations": {"pulumi.com/replaceUnready": "true"},
-        },
-        "spec": {
-            "backoffLimit": 0,
-            "activeDeadlineSeconds": timeout_s,
-            "template": {
-                "metadata": {
-                    "labels": _labels(check),
-                    "annotations": {REVISION_ANNOTATION: revision},
-                },
-                "spec": {"restartPolicy": "Never", **pod_spec},
-            },
-        },
-    }
-
-
-def gpu_smoke_job(namespace: str, revision: str, timeout_s: int) -> dict[str, Any]:
-    """`nvidia-smi` on one GPU under RuntimeClass `nvidia`; the log ends with the verdict."""
-    step = max(timeout_s - 60, 30)
-    script = (
-        f'echo "gpu-ci check {SMOKE_CHECK}: nvidia-smi, runtimeClass {RUNTIME_CLASS}, '
-        f'1 {GPU_RESOURCE}"; '
-        f"if timeout {step} nvidia-smi -L && timeout {step} nvidia-smi; then "
-        f'echo "gpu-ci check {SMOKE_CHECK}: passed"; '
-        f'else rc=$?; echo "gpu-ci check {SMOKE_CHECK}: FAILED (exit $rc)"; exit 1; fi'
-    )
-    return _job(
-        SMOKE_CHECK,
-        namespace,
-        revision,
-        timeout_s,
-        {
-            "runtimeClassName": RUNTIME_CLASS,
-            "automountServiceAccountToken": False,
-            "tolerations": [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
-            "containers": [
-                {
-                    "name": "nvidia-smi",
-                    "image": CHECK_PINS.cuda_image,
-                    "command": ["/bin/sh", "-c", script],
-                    "resources": {"limits": {GPU_RESOURCE: 1}},
-                    "terminationMessagePolicy": "FallbackToLogsOnError",
-                }
-            ],
-        },
-    )
-
-
-def _slug(text: str, limit: int) -> str:
-    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:limit].strip("-")
-
-
+TEST_FILE = "chainsaw-test.yaml"
+"""Chainsaw's default test file name (`chainsaw test --test-file`, default `chainsaw-test`)."""
+TEST_DIR = "/checks"
 _SECURE = {
     "allowPrivilegeEscalation": False,
     "readOnlyRootFilesystem": True,
@@ -98,71 +39,157 @@ _SECURE = {
 }
 
 
-def _kubectl(name: str, args: list[str]) -> dict[str, Any]:
-    # kubectl keeps a discovery cache under $HOME; the root filesystem is read-only.
+def _labels(check: str) -> dict[str, str]:
+    return {**MANAGED_LABELS, CHECK_LABEL: check}
+
+
+def config_map_name(check: ClusterCheck) -> str:
+    """The Test's ConfigMap, named by the Test's digest: a new Test is a new, immutable
+    object (a ConfigMap's data change replaces it anyway: kubernetes-forcenew.json)."""
+    digest = hashlib.sha256(check.test.encode()).hexdigest()[:10]
+    return f"gpu-ci-{_slug(check.name, 40)}-{digest}"
+
+
+def _slug(text: str, limit: int) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:limit].strip("-")
+
+
+def config_map(check: ClusterCheck, namespace: str) -> dict[str, Any]:
     return {
-        "name": name,
-        "image": CHECK_PINS.kubectl_image,
-        "command": ["/bin/kubectl", *args],
-        "env": [{"name": "HOME", "value": "/tmp"}],
-        "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}],
-        "terminationMessagePolicy": "FallbackToLogsOnError",
-        "securityContext": _SECURE,
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": config_map_name(check),
+            "namespace": namespace,
+            "labels": _labels(check.name),
+        },
+        "immutable": True,
+        "data": {TEST_FILE: check.test},
     }
 
 
-def resource_check_job(
-    check: str,
-    namespace: str,
-    objects: Sequence[ExpectedObject],
-    revision: str,
-    timeout_s: int,
-) -> dict[str, Any]:
-    """Wait for each object to exist (init containers, in order), then check each one."""
-    budget = max((timeout_s - 30) // 2, 15)
-    inits: list[dict[str, Any]] = []
-    mains: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for i, obj in enumerate(objects):
-        base = _slug(f"{obj.kind}-{obj.name}", 50)
-        if base in seen:
-            base = f"{base[:46]}-{i}"
-        seen.add(base)
-        scope = ["-n", obj.namespace] if obj.namespace else []
-        ref = obj.resource.ref(obj.name)
-        inits.append(
-            _kubectl(f"wait-{base}", ["wait", "--for=create", ref, *scope, f"--timeout={budget}s"])
-        )
-        if obj.resource.rollout:
-            args = ["rollout", "status", ref, *scope, f"--timeout={budget}s"]
-        else:
-            args = ["get", ref, *scope, "-o", "name"]
-        mains.append(_kubectl(base, args))
-    return _job(
-        check,
-        namespace,
-        revision,
-        timeout_s,
-        {
-            "serviceAccountName": CHECKS_ACCOUNT,
-            "securityContext": {
-                "runAsNonRoot": True,
-                "runAsUser": 65532,
-                "seccompProfile": {"type": "RuntimeDefault"},
-            },
-            "initContainers": inits,
-            "containers": mains,
-            "volumes": [{"name": "tmp", "emptyDir": {}}],
-        },
-    )
-
-
-def reader_rules(objects: Sequence[ExpectedObject]) -> list[dict[str, Any]]:
-    """Read-only RBAC for exactly the kinds the checks look at."""
-    groups: dict[str, set[str]] = {}
-    for obj in objects:
-        groups.setdefault(obj.resource.group, set()).add(obj.resource.plural)
+def chainsaw_args(check: ClusterCheck, namespace: str) -> list[str]:
+    """`chainsaw test` (kyverno/chainsaw v0.2.15 `pkg/commands/test/command.go`) on the one
+    mounted Test, in the existing checks namespace (only `get` on it; without `--namespace`
+    Chainsaw would create and delete one per test), errors and the summary only."""
+    budget = go_duration(check.chainsaw_budget_s)
     return [
-        {"apiGroups": [g], "resources": sorted(p), "verbs": ["get", "list", "watch"]}
-        for g, p in sorted(groups.items())
+        "test",
+        "--test-dir",
+        TEST_DIR,
+        "--namespace",
+        namespace,
+        f"--assert-timeout={budget}",
+        f"--error-timeout={budget}",
+        "--quiet",
+        "--no-color",
     ]
+
+
+def chainsaw_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
+    """Chainsaw (the image's entrypoint) as a non-root, read-only container."""
+    return {
+        "serviceAccountName": CHECKS_ACCOUNT,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": 65532,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "containers": [
+            {
+                "name": "chainsaw",
+                "image": CHECK_PINS.chainsaw_image,
+                "args": chainsaw_args(check, namespace),
+                "env": [{"name": "HOME", "value": "/tmp"}],
+                "volumeMounts": [
+                    # subPath: one plain file (a whole ConfigMap volume also holds `..data`
+                    # folders, in which Chainsaw's discovery would find the Test twice).
+                    {"name": "test", "mountPath": f"{TEST_DIR}/{TEST_FILE}", "subPath": TEST_FILE},
+                    {"name": "tmp", "mountPath": "/tmp"},
+                ],
+                "terminationMessagePolicy": "FallbackToLogsOnError",
+                "securityContext": _SECURE,
+            }
+        ],
+        "volumes": [
+            {"name": "test", "configMap": {"name": config_map_name(check)}},
+            {"name": "tmp", "emptyDir": {}},
+        ],
+    }
+
+
+def gpu_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
+    """`check.command` in `check.image` with `check.gpus` GPUs under RuntimeClass `nvidia`."""
+    return {
+        "runtimeClassName": RUNTIME_CLASS,
+        "automountServiceAccountToken": False,
+        "tolerations": [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
+        "containers": [
+            {
+                "name": _slug(check.name, 63),
+                "image": check.image,
+                "command": list(check.command),
+                "resources": {"limits": {GPU_RESOURCE: check.gpus}},
+                "terminationMessagePolicy": "FallbackToLogsOnError",
+            }
+        ],
+    }
+
+
+POD_BUILDERS: dict[str, Callable[[ClusterCheck, str], dict[str, Any]]] = {
+    "chainsaw": chainsaw_pod,
+    "gpu-pod": gpu_pod,
+}
+"""What each kind of check runs (`health_model.CheckKind`): a new kind adds its builder."""
+
+
+def check_job(check: ClusterCheck, namespace: str) -> dict[str, Any]:
+    """The Job of `check`; its pod template carries the check's digest."""
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "namespace": namespace,
+            "labels": _labels(check.name),
+            # A Job that failed is replaced on the next update instead of awaited again.
+            "annotations": {"pulumi.com/replaceUnready": "true"},
+        },
+        "spec": {
+            "backoffLimit": 0,
+            "activeDeadlineSeconds": check.timeout_s,
+            "template": {
+                "metadata": {
+                    "labels": _labels(check.name),
+                    "annotations": {DIGEST_ANNOTATION: check.digest},
+                },
+                "spec": {"restartPolicy": "Never", **POD_BUILDERS[check.kind](check, namespace)},
+            },
+        },
+    }
+
+
+def reader_rules(plan: CheckPlan, namespace: str = CHECKS_NAMESPACE) -> list[dict[str, Any]]:
+    """Read-only RBAC for exactly the resource types the chainsaw checks read, and `get` on
+    their own namespace (Chainsaw reads the namespace it is given before its first step)."""
+    groups: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+    for read in plan.reads:
+        groups.setdefault((read.group, read.names), set()).add(read.resource)
+    rules = [
+        {
+            "apiGroups": [group],
+            "resources": sorted(resources),
+            "verbs": ["get", "list"],
+            **({"resourceNames": list(names)} if names else {}),
+        }
+        for (group, names), resources in sorted(groups.items())
+    ]
+    if any(check.kind == "chainsaw" for check in plan.checks):
+        rules.append(
+            {
+                "apiGroups": [""],
+                "resources": ["namespaces"],
+                "verbs": ["get"],
+                "resourceNames": [namespace],
+            }
+        )
+    return rules

@@ -1,142 +1,136 @@
-"""Which of a recipe's deployment checks run as Jobs here, and why the others do not.
+"""Which checks run after the platform's releases, in order, and why the others do not.
 
-A recipe's `validation.deployment.checks` name AICR validators. Those with a resource form
-run as Jobs (`check_jobs.py`):
+Every check is a `health_model.ClusterCheck` (one model for every kind, `check_jobs.py`
+builds the Jobs): `check-nvidia-smi` first (always), then each deployed component's health
+check (`health-<component>`, the recipe's `healthCheckAsserts`), then the AICR validators
+the recipe names that have a form here (`health_validators.py`); the others are listed in
+`not_run`, or in `covered` when another check does their work.
 
-- `check-nvidia-smi` (always run): `nvidia-smi` under RuntimeClass `nvidia` with
-  `nvidia.com/gpu: 1`, the GPU e2e's smoke test.
-- `operator-health`: the GPU operator's Deployment exists and is rolled out (AICR's
-  `checks/gpu-operator/health-check.yaml` first assertion), when the recipe deploys it.
-- `expected-resources`: every `expectedResources` entry of the deployed components exists
-  and, for Deployments, DaemonSets and StatefulSets, is rolled out.
-
-Other checks (e.g. `gpu-operator-version`, a constraint on a measured version) are listed in
-`not_run` with the reason.
+Adding a kind of check: a pod builder in `check_jobs.POD_BUILDERS` (keyed by the new
+`health_model.CheckKind`) and its checks in `plan_checks`; a new chainsaw or gpu-pod check
+needs only its `ClusterCheck`, e.g. an entry in `health_validators.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
-from components.platform.overrides import PlatformError
+from components.pins import CHECK_PINS
+from components.platform.health_checks import health_tests
+from components.platform.health_model import (
+    DEFAULT_TIMEOUT_S,
+    MARGIN_S,
+    ClusterCheck,
+    Read,
+    chainsaw_check,
+)
+from components.platform.health_validators import validator_checks
+from components.platform.overrides import PlatformError, PlatformOverrides
+from recipes.catalog import Catalog
 from recipes.model import ComponentRef
 from recipes.result import RecipeResult
 
 SMOKE_CHECK = "check-nvidia-smi"
-OPERATOR_HEALTH = "operator-health"
-EXPECTED_RESOURCES = "expected-resources"
-
-_NOT_A_RESOURCE = {
-    "gpu-operator-version": (
-        "a constraint on the deployed GPU operator version, not a resource: the recipe pins "
-        "the chart version the release installs"
-    ),
-}
-
-
-@dataclass(frozen=True)
-class ResourceKind:
-    """How a check Job names and reads one kind (group, plural) and whether it rolls out."""
-
-    group: str
-    plural: str
-    rollout: bool = False
-    namespaced: bool = True
-
-    def ref(self, name: str) -> str:
-        """The fully qualified `kubectl` reference, e.g. `deployments.apps/gpu-operator`."""
-        return f"{self.plural}.{self.group}/{name}" if self.group else f"{self.plural}/{name}"
-
-
-KINDS: dict[str, ResourceKind] = {
-    "Deployment": ResourceKind("apps", "deployments", rollout=True),
-    "DaemonSet": ResourceKind("apps", "daemonsets", rollout=True),
-    "StatefulSet": ResourceKind("apps", "statefulsets", rollout=True),
-    "Job": ResourceKind("batch", "jobs"),
-    "Service": ResourceKind("", "services"),
-    "ConfigMap": ResourceKind("", "configmaps"),
-    "ServiceAccount": ResourceKind("", "serviceaccounts"),
-    "Namespace": ResourceKind("", "namespaces", namespaced=False),
-    "RuntimeClass": ResourceKind("node.k8s.io", "runtimeclasses", namespaced=False),
-    "CustomResourceDefinition": ResourceKind(
-        "apiextensions.k8s.io", "customresourcedefinitions", namespaced=False
-    ),
-    "ClusterPolicy": ResourceKind("nvidia.com", "clusterpolicies", namespaced=False),
-    "ClusterTrainingRuntime": ResourceKind(
-        "trainer.kubeflow.org", "clustertrainingruntimes", namespaced=False
-    ),
-}
-"""Kinds a resource check can read. Secrets are deliberately absent: checks never read them."""
-
-
-@dataclass(frozen=True)
-class ExpectedObject:
-    """One object a check requires, with its namespace resolved."""
-
-    component: str
-    kind: str
-    name: str
-    namespace: str | None
-
-    @property
-    def resource(self) -> ResourceKind:
-        return KINDS[self.kind]
+RUNTIME_CLASS = "nvidia"
+GPU_RESOURCE = "nvidia.com/gpu"
 
 
 @dataclass(frozen=True)
 class CheckPlan:
-    """Which of the recipe's deployment checks run as Jobs, and why the others do not."""
+    """The checks that run, in order, and the recipe's validators that do not, with why."""
 
-    smoke: bool = True
-    resource_checks: dict[str, tuple[ExpectedObject, ...]] = field(default_factory=dict)
+    checks: tuple[ClusterCheck, ...] = ()
     not_run: dict[str, str] = field(default_factory=dict)
+    covered: dict[str, str] = field(default_factory=dict)
+    """AICR validator -> the check that does its work here."""
 
     @property
     def names(self) -> list[str]:
-        """The checks that run, smoke check first."""
-        return ([SMOKE_CHECK] if self.smoke else []) + list(self.resource_checks)
+        return [c.name for c in self.checks]
+
+    @property
+    def by_name(self) -> dict[str, ClusterCheck]:
+        return {c.name: c for c in self.checks}
+
+    @property
+    def reads(self) -> tuple[Read, ...]:
+        """What the chainsaw checks read, together (one read-only ClusterRole)."""
+        return tuple(sorted({r for c in self.checks if c.kind == "chainsaw" for r in c.reads}))
 
 
-def _expected(ref: ComponentRef, kind: str, name: str, namespace: str | None) -> ExpectedObject:
-    spec = KINDS.get(kind)
-    if spec is None:
-        raise PlatformError(
-            f"{ref.name}: expectedResources: kind {kind!r} cannot be checked; "
-            f"known kinds: {', '.join(sorted(KINDS))}"
-        )
-    resolved = (namespace or ref.namespace or "default") if spec.namespaced else None
-    return ExpectedObject(ref.name, kind, name, resolved)
-
-
-def plan_checks(recipe: RecipeResult, deployed: Sequence[ComponentRef]) -> CheckPlan:
-    """The Jobs for `recipe`'s deployment checks, given the components actually deployed."""
-    by_name = {c.name: c for c in deployed}
-    phase = recipe.validation.deployment if recipe.validation else None
-    named = list(phase.checks or []) if phase else []
-    resource_checks: dict[str, tuple[ExpectedObject, ...]] = {}
-    not_run: dict[str, str] = {}
-    for check in named:
-        if check == SMOKE_CHECK:
-            continue
-        if check == OPERATOR_HEALTH:
-            operator = by_name.get("gpu-operator")
-            if operator is None:
-                not_run[check] = "the gpu-operator component is not deployed"
-            else:
-                obj = _expected(operator, "Deployment", "gpu-operator", None)
-                resource_checks[check] = (obj,)
-        elif check != EXPECTED_RESOURCES:
-            not_run[check] = _NOT_A_RESOURCE.get(
-                check, "no resource form in gpu-ci; run it with `aicr validate`"
-            )
-    expected = tuple(
-        _expected(ref, e.kind, e.name, e.namespace)
-        for ref in deployed
-        for e in ref.expectedResources
+def smoke_check(covers: Sequence[str], timeout_s: int = DEFAULT_TIMEOUT_S) -> ClusterCheck:
+    """`nvidia-smi` on one GPU under RuntimeClass `nvidia`; its log ends with the verdict."""
+    step = max(timeout_s - 60, 30)
+    script = (
+        f'echo "gpu-ci check {SMOKE_CHECK}: nvidia-smi, runtimeClass {RUNTIME_CLASS}, '
+        f'1 {GPU_RESOURCE}"; '
+        f"if timeout {step} nvidia-smi -L && timeout {step} nvidia-smi; then "
+        f'echo "gpu-ci check {SMOKE_CHECK}: passed"; '
+        f'else rc=$?; echo "gpu-ci check {SMOKE_CHECK}: FAILED (exit $rc)"; exit 1; fi'
     )
-    if expected:
-        resource_checks[EXPECTED_RESOURCES] = expected
-    elif EXPECTED_RESOURCES in named:
-        not_run[EXPECTED_RESOURCES] = "no deployed component declares expectedResources"
-    return CheckPlan(smoke=True, resource_checks=resource_checks, not_run=not_run)
+    return ClusterCheck(
+        name=SMOKE_CHECK,
+        kind="gpu-pod",
+        summary="nvidia-smi in a pod given one GPU by the device plugin",
+        timeout_s=timeout_s,
+        covers=tuple(covers),
+        image=CHECK_PINS.cuda_image,
+        command=("/bin/sh", "-c", script),
+        gpus=1,
+    )
+
+
+def plan_checks(
+    recipe: RecipeResult,
+    deployed: Sequence[ComponentRef],
+    catalog: Catalog | None = None,
+    revisions: Mapping[str, str] | None = None,
+    default_timeout_s: int = DEFAULT_TIMEOUT_S,
+) -> CheckPlan:
+    """The checks for `recipe` given the components actually deployed (`revisions`: each
+    one's deployed revision); raises PlatformError for a health check that cannot run."""
+    names = [c.name for c in deployed]
+    checks: list[ClusterCheck] = [smoke_check(names, default_timeout_s)]
+    for test in health_tests(catalog, list(deployed)):
+        budget = test.budget_s or default_timeout_s - MARGIN_S
+        checks.append(
+            chainsaw_check(
+                f"health-{test.component}",
+                f"{test.component}'s health check ({test.source})",
+                test.text,
+                budget,
+                covers=(test.component,),
+                source=test.source,
+                reads=test.reads,
+            )
+        )
+    extra, not_run, covered = validator_checks(recipe, list(deployed), [c.name for c in checks])
+    checks += extra
+    known = dict(revisions or {})
+    return CheckPlan(
+        checks=tuple(replace(c, revision=_revision(c.covers, known)) for c in checks),
+        not_run=not_run,
+        covered=covered,
+    )
+
+
+def _revision(covers: Sequence[str], revisions: Mapping[str, str]) -> str:
+    text = json.dumps([[name, revisions.get(name, "")] for name in covers])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def check_problem(
+    catalog: Catalog, recipe: RecipeResult, overrides: PlatformOverrides
+) -> str | None:
+    """Why the checks of `recipe` as `overrides` deploy it cannot run (a health check that is
+    not valid Chainsaw, ...), for the config check before anything registers; None if none."""
+    refs = {c.name: c for c in recipe.componentRefs}
+    deployed = [refs[n] for n in recipe.deploymentOrder if n in refs and overrides.is_enabled(n)]
+    try:
+        plan_checks(recipe, deployed, catalog)
+    except PlatformError as err:
+        return str(err)
+    return None

@@ -1,8 +1,10 @@
 """`gpu-ci:platform:DeploymentChecks`: the check Jobs, run after the recipe's releases.
 
 Pulumi awaits each Job (it is ready when it completes; a `Failed` condition fails the update
-at once, naming the check's resource), bounded by Pulumi custom timeouts. What runs is
-`check_plan.plan_checks`; the manifests are `check_jobs`.
+at once, naming the check's resource, with the log tail of its pod), bounded by Pulumi
+custom timeouts. What runs is `check_plan.plan_checks`; the objects are `check_jobs`: per
+chainsaw check its Test's ConfigMap, per check a Job; one namespace, and one ServiceAccount
+with a ClusterRole that reads exactly what the chainsaw checks read.
 """
 
 from __future__ import annotations
@@ -16,28 +18,27 @@ from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
 from components.platform.check_jobs import (
     CHECKS_ACCOUNT,
     CHECKS_NAMESPACE,
-    gpu_smoke_job,
+    check_job,
+    config_map,
     reader_rules,
-    resource_check_job,
 )
-from components.platform.check_plan import SMOKE_CHECK, CheckPlan, ExpectedObject
+from components.platform.check_plan import CheckPlan
 
 
 class DeploymentChecksArgs(ComponentArgs):
-    """What DeploymentChecks needs: what to check, and how long a check may take."""
+    """What DeploymentChecks needs: the planned checks (each with its own timeout)."""
 
     plan: CheckPlan
-    revision: str
-    timeout_s: int
 
 
 class DeploymentChecks(pulumi.ComponentResource):
-    """The check Jobs (and their namespace and read-only RBAC), awaited by Pulumi.
+    """The check Jobs (and their namespace, Tests and read-only RBAC), awaited by Pulumi.
 
     They run on the cluster of `opts.provider` (inherited from a parent that has one), after
     what `opts.depends_on` names: the releases, manifests and patches they check."""
 
     jobs: dict[str, k8s.batch.v1.Job]
+    tests: dict[str, k8s.core.v1.ConfigMap]
     results: pulumi.Output[dict[str, dict[str, Any]]]
 
     def __init__(
@@ -45,46 +46,53 @@ class DeploymentChecks(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpu-ci:platform:DeploymentChecks", name, None, opts)
         plan = args.plan
-        self.jobs = {}
+        self.jobs, self.tests = {}, {}
+        # Everything here waits for the namespace, which waits for what the checks check
+        # (`opts.depends_on`): one set of edges instead of one per Job.
         namespace = k8s.core.v1.Namespace(
             f"{name}-ns",
             metadata={"name": CHECKS_NAMESPACE, "labels": MANAGED_LABELS},
-            opts=child(self),
+            opts=child(self, depends_on=upstream(opts)),
         )
-        after: list[pulumi.Resource] = [*upstream(opts), namespace]
-        objects = [o for objs in plan.resource_checks.values() for o in objs]
-        if objects:
-            after.extend(self._rbac(name, namespace, objects))
-        timeouts = pulumi.CustomTimeouts(
-            create=f"{args.timeout_s + 120}s", update=f"{args.timeout_s + 120}s"
-        )
-        manifests: dict[str, dict[str, Any]] = {}
-        if plan.smoke:
-            manifests[SMOKE_CHECK] = gpu_smoke_job(CHECKS_NAMESPACE, args.revision, args.timeout_s)
-        for check, objs in plan.resource_checks.items():
-            manifests[check] = resource_check_job(
-                check, CHECKS_NAMESPACE, objs, args.revision, args.timeout_s
-            )
-        for check, manifest in manifests.items():
-            self.jobs[check] = k8s.batch.v1.Job(
-                f"{name}-{check}",
-                metadata=manifest["metadata"],
-                spec=manifest["spec"],
+        after: list[pulumi.Resource] = [namespace]
+        rules = reader_rules(plan)
+        if rules:
+            after.extend(self._rbac(name, namespace, rules))
+        for check in plan.checks:
+            needs = list(after)
+            if check.kind == "chainsaw":
+                manifest = config_map(check, CHECKS_NAMESPACE)
+                self.tests[check.name] = test = k8s.core.v1.ConfigMap(
+                    f"{name}-{check.name}",
+                    metadata=manifest["metadata"],
+                    immutable=True,
+                    data=manifest["data"],
+                    opts=child(self, depends_on=[namespace]),
+                )
+                needs.append(test)
+            job = check_job(check, CHECKS_NAMESPACE)
+            timeout = f"{check.timeout_s + 120}s"
+            self.jobs[check.name] = k8s.batch.v1.Job(
+                f"{name}-{check.name}",
+                metadata=job["metadata"],
+                spec=job["spec"],
                 opts=child(
                     self,
-                    depends_on=after,
-                    custom_timeouts=timeouts,
+                    depends_on=needs,
+                    custom_timeouts=pulumi.CustomTimeouts(create=timeout, update=timeout),
                     replace_on_changes=["spec"],
                 ),
             )
-        self.results = _results(self.jobs)
-        self.register_outputs({"results": self.results, "notRun": plan.not_run})
+        self.results = _results(plan, self.jobs)
+        self.register_outputs(
+            {"results": self.results, "notRun": plan.not_run, "covered": plan.covered}
+        )
 
     def _rbac(
         self,
         name: str,
         namespace: k8s.core.v1.Namespace,
-        objects: list[ExpectedObject],
+        rules: list[dict[str, Any]],
     ) -> list[pulumi.Resource]:
         account = k8s.core.v1.ServiceAccount(
             f"{name}-reader",
@@ -101,9 +109,12 @@ class DeploymentChecks(pulumi.ComponentResource):
             metadata={"labels": MANAGED_LABELS},
             rules=[
                 k8s.rbac.v1.PolicyRuleArgs(
-                    api_groups=r["apiGroups"], resources=r["resources"], verbs=r["verbs"]
+                    api_groups=r["apiGroups"],
+                    resources=r["resources"],
+                    verbs=r["verbs"],
+                    resource_names=r.get("resourceNames"),
                 )
-                for r in reader_rules(objects)
+                for r in rules
             ],
             opts=child(self),
         )
@@ -130,23 +141,30 @@ def _name(meta: k8s.meta.v1.outputs.ObjectMeta) -> str:
     return cast(str, meta.name)
 
 
-def _result(check: str, job: k8s.batch.v1.Job) -> pulumi.Output[dict[str, Any]]:
-    def shape(args: list[Any]) -> dict[str, Any]:
-        meta, status = args
-        succeeded = getattr(status, "succeeded", None) if status is not None else None
-        failed = getattr(status, "failed", None) if status is not None else None
-        verdict = "passed" if succeeded else "failed" if failed else "pending"
-        return {
-            "check": check,
-            "job": getattr(meta, "name", None) if meta is not None else None,
-            "namespace": CHECKS_NAMESPACE,
-            "result": verdict,
-        }
-
-    return pulumi.Output.all(job.metadata, job.status).apply(shape)
-
-
-def _results(jobs: dict[str, k8s.batch.v1.Job]) -> pulumi.Output[dict[str, dict[str, Any]]]:
+def _results(
+    plan: CheckPlan, jobs: dict[str, k8s.batch.v1.Job]
+) -> pulumi.Output[dict[str, dict[str, Any]]]:
     names = list(jobs)
-    outputs = [_result(n, jobs[n]) for n in names]
-    return pulumi.Output.all(*outputs).apply(lambda rs: dict(zip(names, rs, strict=True)))
+
+    def one(check: str) -> pulumi.Output[dict[str, Any]]:
+        planned = plan.by_name[check]
+
+        def shape(args: list[Any]) -> dict[str, Any]:
+            meta, status = args
+            succeeded = getattr(status, "succeeded", None) if status is not None else None
+            failed = getattr(status, "failed", None) if status is not None else None
+            return {
+                "check": check,
+                "kind": planned.kind,
+                "covers": list(planned.covers),
+                "source": planned.source or None,
+                "job": getattr(meta, "name", None) if meta is not None else None,
+                "namespace": CHECKS_NAMESPACE,
+                "result": "passed" if succeeded else "failed" if failed else "pending",
+            }
+
+        return pulumi.Output.all(jobs[check].metadata, jobs[check].status).apply(shape)
+
+    return pulumi.Output.all(*[one(n) for n in names]).apply(
+        lambda rs: dict(zip(names, rs, strict=True))
+    )

@@ -49,7 +49,9 @@ class PlatformConfig(ConfigModel):
         "`runtimeClassName: nvidia` and a memory-backed `/dev/shm`",
     )
     deploymentChecks: bool = Field(
-        True, description="a GPU smoke Job and the recipe's expected resources after deploying"
+        True,
+        description="after deploying, run each component's health check, the recipe's AICR "
+        "validators that apply and a GPU smoke Job, as Jobs (`docs/validation.md`)",
     )
     clusterStack: StackReferenceName | None = Field(
         None,

@@ -28,9 +28,8 @@ ConfigMap of `gpu-time-slicing`): such a plan is refused, naming the values path
 or set (`release_plan.dangling_names`; the stack config check reports it at the switch).
 
 Each deployed component's health check (`healthCheckAsserts`, the registry's Chainsaw
-assertions AICR inlines) travels with its plan and is exported in the component's
-`healthChecks` output, by component, for a Chainsaw run after `pulumi up`; gpu-ci runs no
-Chainsaw itself (its own checks are `deployment_checks.py`'s Jobs).
+assertions AICR inlines) runs as one of the deployment checks, a Chainsaw Job
+(`check_plan.py`), and is exported in the component's `healthChecks` output, by component.
 
 `plan_platform` (`release_plan.py`) computes all of this without Pulumi, so it can be
 inspected and tested; the component only turns the plan into resources.
@@ -69,7 +68,6 @@ class RecipeReleasesArgs(ComponentArgs):
     deployment_checks: bool = True
     """Run the recipe's deployment checks (GPU smoke Job, expected resources) after deploy."""
     release_timeout_s: int = Field(default=900, ge=60, le=3600)
-    check_timeout_s: int = Field(default=600, ge=60, le=3600)
 
 
 class RecipeReleases(pulumi.ComponentResource):
@@ -138,9 +136,7 @@ class RecipeReleases(pulumi.ComponentResource):
         if args.deployment_checks:
             self.checks = DeploymentChecks(
                 f"{name}-checks",
-                DeploymentChecksArgs(
-                    plan=plan.checks, revision=plan.revision, timeout_s=args.check_timeout_s
-                ),
+                DeploymentChecksArgs(plan=plan.checks),
                 opts=child(self, depends_on=everything),
             )
             self.check_results = self.checks.results

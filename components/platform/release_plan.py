@@ -249,12 +249,22 @@ def plan_platform(
             "patches": patches,
         }
     )
+    revisions = {  # what each component's checks re-run on (check_plan.py)
+        p.name: values_digest(
+            {
+                "release": [p.chart, p.repository, p.version, p.values],
+                "objects": [m.obj for m in (*p.pre_manifests, *p.manifests)],
+                "patches": patches if p.name == TRAINER_COMPONENT else [],
+            }
+        )
+        for p in plans
+    }
     return PlatformPlan(
         components=tuple(plans),
         disabled=tuple(disabled),
         namespaces=namespaces,
         runtime_patches=tuple(patches),
-        checks=plan_checks(recipe, deployed),
+        checks=plan_checks(recipe, deployed, catalog, revisions),
         revision=revision,
         trainer_version=trainer.version if trainer else None,
         by_name=by_name,

@@ -18,7 +18,10 @@ from tests.components.platform.platform_helpers import (
 )
 from tests.recipes.recipe_helpers import WriteCatalog, overlay, registry
 
-ASSERTS = "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: app}\n"
+ASSERTS = (
+    "apiVersion: chainsaw.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: app}\n"
+    "spec: {steps: []}\n"
+)
 
 
 def _catalog(write_catalog: WriteCatalog) -> Path:
@@ -93,10 +96,12 @@ def test_a_component_the_recipe_disables_is_listed_and_not_deployed(
     assert run.one(COMPONENT).outputs["disabled"] == ["off"]
 
 
-def test_the_project_recipe_exports_no_health_checks(write_catalog: WriteCatalog) -> None:
-    """Its components have no registry health check: the component's outputs are as before."""
+def test_the_project_recipe_exports_its_health_checks(write_catalog: WriteCatalog) -> None:
+    """Its registry gives each component a health check (recipes/catalog/registry.yaml)."""
     from tests.components.platform.platform_helpers import project_catalog, project_recipe
 
     catalog = project_catalog()
     run = run_platform(catalog, project_recipe(catalog), deployment_checks=False)
-    assert "healthChecks" not in run.one(COMPONENT).outputs
+    health = run.one(COMPONENT).outputs["healthChecks"]
+    assert set(health) == {"gpu-operator", "gpu-time-slicing", "kubeflow-trainer"}
+    assert health["gpu-operator"] == catalog.read_text("components/gpu-operator/health-check.yaml")

@@ -26,6 +26,8 @@ from tests.components.platform.platform_helpers import (
 )
 from tests.recipes.recipe_helpers import WriteCatalog, overlay, registry
 
+TIME_SLICING = "platform-gpu-time-slicing-configmap-gpu-time-slicing-config"
+
 
 def test_one_release_per_chart_component_in_deployment_order(
     patched: ProgramRun, recipe: RecipeResult
@@ -53,7 +55,9 @@ def test_chart_sources_https_and_oci(patched: ProgramRun) -> None:
 
 
 def test_depends_on_follows_dependency_refs(patched: ProgramRun, recipe: RecipeResult) -> None:
-    configmap = patched.one(CONFIGMAP)
+    configmap = patched.one(
+        CONFIGMAP, "platform-gpu-time-slicing-configmap-gpu-time-slicing-config"
+    )
     operator = patched.one(RELEASE, "platform-gpu-operator")
     trainer = patched.one(RELEASE, "platform-kubeflow-trainer")
     assert recipe.component("gpu-operator").dependencyRefs == ["gpu-time-slicing"]  # type: ignore[union-attr]
@@ -121,7 +125,9 @@ def test_disabling_a_dependency_drops_the_edge(catalog: Catalog, recipe: RecipeR
 
 
 def test_manifest_objects_get_the_component_namespace(patched: ProgramRun) -> None:
-    configmap = patched.one(CONFIGMAP).inputs
+    configmap = patched.one(
+        CONFIGMAP, "platform-gpu-time-slicing-configmap-gpu-time-slicing-config"
+    ).inputs
     assert configmap["metadata"] == {"name": "gpu-time-slicing-config", "namespace": "gpu-operator"}
     assert "replicas: 2" in configmap["data"]["any"]
 
@@ -164,10 +170,12 @@ def test_checks_run_after_everything(patched: ProgramRun) -> None:
         if r.parent == platform.urn and r.custom and r.type != NAMESPACE
     ]
     assert set(deployed) <= set(checks.dependencies)
-    for job in (
-        r for r in patched.registrations if r.parent == checks.urn and r.type.endswith("Job")
-    ):
-        assert set(deployed) <= set(job.dependencies)
+    # the checks' namespace waits for all of it, and every object of the checks for it
+    namespace = patched.one(NAMESPACE, "platform-checks-ns")
+    assert set(deployed) <= set(namespace.dependencies)
+    for obj in (r for r in patched.registrations if r.parent == checks.urn and r != namespace):
+        if obj.type.endswith(("Job", "ConfigMap", "ServiceAccount")):
+            assert namespace.urn in obj.dependencies, obj.name
 
 
 def test_every_resource_is_inside_the_component_and_uses_the_provider(
@@ -199,7 +207,14 @@ def test_outputs(patched: ProgramRun) -> None:
             "revision": None,
         },
     }
-    assert set(patched.exports["checks"]) == {"check-nvidia-smi", "operator-health"}
+    assert set(patched.exports["checks"]) == {
+        "check-nvidia-smi",
+        "health-gpu-time-slicing",
+        "health-gpu-operator",
+        "health-kubeflow-trainer",
+        "operator-health",
+        "robust-controller",
+    }
     outputs = patched.one(COMPONENT).outputs
     assert outputs["deploymentOrder"] == ["gpu-time-slicing", "gpu-operator", "kubeflow-trainer"]
     assert outputs["checksNotRun"] == {}

@@ -1,0 +1,139 @@
+"""A component's health check (the recipe's `healthCheckAsserts`), checked before it runs.
+
+AICR's registry gives a component a Chainsaw `Test` (`healthCheck.assertFile`, inlined as
+`healthCheckAsserts` when a recipe resolves); its `validate` runs it after deployment.
+gpu-ci runs it in-cluster (`check_jobs.py`) and, at preview, refuses with one error naming
+the component and the file:
+- a document that is not one valid `chainsaw.kyverno.io/v1alpha1` `Test` by Chainsaw's
+  published schema (`chainsaw_schema.py`);
+- an operation other than `assert` and `error`, in any block, as AICR's deployment
+  validator does (NVIDIA/aicr `validators/chainsaw/allowlist.go`: registry asserts run
+  read-only); a step template (`use`) or an `assert.file`, which name files the check Job
+  does not have (only the Test is mounted);
+- a resource without a literal `apiVersion` and `kind` (the check's read-only RBAC is
+  derived from them), or a Secret (checks never read Secrets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from components.platform.chainsaw_schema import first_error
+from components.platform.chainsaw_tests import READ_ONLY_OPERATIONS, budget_s, operations
+from components.platform.health_model import Read
+from components.platform.overrides import PlatformError
+from core.errors import GpuCiError
+from core.read_limits import CATALOG_FILE
+from core.read_yaml import SAFE, parse_all
+from recipes.catalog import Catalog
+from recipes.model import ComponentRef
+
+INLINE = "inline healthCheckAsserts"
+NEVER_READ = frozenset({("", "secrets")})
+_UNPLURALIZED = ("endpoints",)
+
+
+@dataclass(frozen=True)
+class HealthTest:
+    """A valid health check: the Test, where it came from, what it reads, how long it waits."""
+
+    component: str
+    source: str
+    text: str
+    name: str
+    reads: tuple[Read, ...]
+    budget_s: int | None
+
+
+def plural(kind: str) -> str:
+    """The resource of `kind` as the API server's fallback names it (k8s.io/apimachinery
+    `pkg/api/meta/restmapper.go` `UnsafeGuessKindToResource`: lower-cased, `-s` + `es`,
+    `-y` -> `ies`, `endpoints` kept), which CRDs and the core kinds gpu-ci reads follow."""
+    word = kind.lower()
+    if word.endswith(_UNPLURALIZED):
+        return word
+    if word.endswith("s"):
+        return word + "es"
+    if word.endswith("y"):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def read_of(api_version: str, kind: str) -> Read:
+    """The resource type an `apiVersion`/`kind` pair names."""
+    group = api_version.rpartition("/")[0]
+    return Read(group, plural(kind))
+
+
+def source_of(catalog: Catalog | None, ref: ComponentRef) -> str:
+    """The catalog file `ref`'s asserts come from, or `INLINE` when an overlay wrote them."""
+    if catalog is None or (entry := catalog.registry.get(ref.name)) is None:
+        return INLINE
+    assert_file = entry.healthCheck.assertFile
+    if assert_file in catalog.files and catalog.read_text(assert_file) == ref.healthCheckAsserts:
+        return assert_file
+    return INLINE
+
+
+def parse_health_test(component: str, source: str, text: str) -> HealthTest:
+    """`text` as a valid, read-only health check of `component` (from `source`)."""
+    where = f"{component}: health check {source}"
+    try:
+        docs = [d for d in parse_all(text, name=source, limits=CATALOG_FILE, schema=SAFE) if d]
+    except (yaml.YAMLError, GpuCiError) as err:  # a refused bound too
+        raise PlatformError(f"{where} is not YAML: {str(err).splitlines()[0]}") from None
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        raise PlatformError(f"{where}: expected one Chainsaw Test document, found {len(docs)}")
+    test: dict[str, Any] = docs[0]
+    problem = first_error(test)
+    if problem is not None:
+        raise PlatformError(
+            f"{where} is not a valid Chainsaw Test (chainsaw.kyverno.io/v1alpha1 schema, "
+            f"components/platform/chainsaw/): {problem}"
+        )
+    reads: set[Read] = set()
+    for index, step in enumerate(test["spec"]["steps"]):
+        if isinstance(step, Mapping) and step.get("use"):
+            raise PlatformError(
+                f"{where}: spec.steps[{index}] uses a step template; write its operations "
+                "inline (only the Test itself is mounted into the check Job)"
+            )
+    for op in operations(test):
+        at = f"{where}: step {op.step!r} {op.block}"
+        if op.kind not in READ_ONLY_OPERATIONS or op.block != "try":
+            raise PlatformError(
+                f"{at}: `{op.kind}` is not allowed; health checks run read-only, with `assert` "
+                "and `error` in `try` only (AICR validators/chainsaw/allowlist.go)"
+            )
+        if op.body.get("file"):
+            raise PlatformError(f"{at}: {op.kind}.file is not supported; inline the resource")
+        reads.add(_read(at, op.kind, op.resource))
+    name = str((test.get("metadata") or {}).get("name") or component)
+    return HealthTest(component, source, text, name, tuple(sorted(reads)), budget_s(test))
+
+
+def _read(at: str, kind: str, resource: Mapping[str, Any]) -> Read:
+    api_version, object_kind = resource.get("apiVersion"), resource.get("kind")
+    literal = all(isinstance(v, str) and v and "(" not in v for v in (api_version, object_kind))
+    if not literal:
+        raise PlatformError(
+            f"{at}: {kind}.resource needs a literal apiVersion and kind (the check's read-only "
+            f"RBAC is derived from them) [given: {api_version!r}, {object_kind!r}]"
+        )
+    read = read_of(str(api_version), str(object_kind))
+    if (read.group, read.resource) in NEVER_READ:
+        raise PlatformError(f"{at}: health checks never read {object_kind} objects")
+    return read
+
+
+def health_tests(catalog: Catalog | None, deployed: list[ComponentRef]) -> list[HealthTest]:
+    """The parsed health check of every deployed component that has one, in order."""
+    return [
+        parse_health_test(ref.name, source_of(catalog, ref), ref.healthCheckAsserts)
+        for ref in deployed
+        if ref.healthCheckAsserts.strip()
+    ]
