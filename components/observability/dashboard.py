@@ -1,7 +1,8 @@
 """The "GPU CI" Grafana dashboard, built with Grafana's own grafana-foundation-sdk.
 
 Four rows, each answering one question (docs/observability.md#the-gpu-ci-dashboard):
-1. Jobs: how long do GPU jobs wait for a runner, and run? (queue and execution p50/p95, jobs)
+1. Jobs: how long do GPU jobs wait for a runner, and run? (queue time after assignment, which
+   is partial, and execution p50/p95; jobs completed)
 2. Runners: is each scale set sized right? (busy/idle/desired/max, assigned/running, failed)
 3. GPUs: how busy are the GPUs we pay for? (utilization and memory per GPU, GPU-hours)
 4. Cost model: the measured `gpu-ci:usage` numbers (jobs/day, minutes/job, launch minutes).
@@ -91,8 +92,137 @@ def _variables(builder: gd.Dashboard) -> gd.Dashboard:
     )
 
 
+Panel = timeseries.Panel | stat.Panel
+PARTIAL = "docs/observability.md#queue-time-is-partial"
+
+
+def _jobs() -> list[Panel]:
+    return [
+        _timeseries(
+            "Queue time after assignment (partial; p50, p95 of the last hour's jobs)",
+            "Partial: from the scale set assigning a job to a runner starting it (a VM's "
+            "launch and boot for vm-launcher sets, a pod's scheduling for gpu-pod sets); "
+            "GitHub's own queue before the scale set takes the job is not in it "
+            f"({PARTIAL}). gha_job_startup_duration_seconds.",
+            "s",
+            *queries.over_the_last_hour(queries.STARTUP),
+        ),
+        _timeseries(
+            "Execution time (p50, p95 of the last hour's jobs)",
+            "How long jobs run on the runner. gha_job_execution_duration_seconds.",
+            "s",
+            *queries.over_the_last_hour(queries.EXECUTION),
+        ),
+        _stat(
+            "Queue time after assignment in range (partial; p50, p95)",
+            "Every job in the dashboard's time range, the selected scale sets together; "
+            f"after assignment only ({PARTIAL}).",
+            "s",
+            *queries.in_range(queries.STARTUP),
+        ),
+        _stat(
+            "Execution time in range (p50, p95)",
+            "Every job in the dashboard's time range, the selected scale sets together.",
+            "s",
+            *queries.in_range(queries.EXECUTION),
+        ),
+        _stat(
+            "Jobs completed in range, by result",
+            "gha_completed_jobs_total over the dashboard's time range, counting each new "
+            "series' first job.",
+            "short",
+            queries.jobs_completed(),
+        ),
+    ]
+
+
+def _runners() -> list[Panel]:
+    return [
+        _timeseries(
+            "Runners busy / idle / desired / max",
+            "Desired above busy for long: runners that cannot start (capacity, images). "
+            "Busy at max: jobs queue.",
+            "short",
+            *queries.runners(),
+        ),
+        _timeseries(
+            "Jobs assigned / running; failed runners",
+            "Assigned but not running: jobs waiting for a runner. Failed: EphemeralRunners "
+            "the controller holds in phase Failed.",
+            "short",
+            *queries.jobs_waiting(),
+            queries.failed_runners(),
+        ),
+    ]
+
+
+def _gpus() -> list[Panel]:
+    return [
+        _timeseries(
+            "GPU utilization per GPU",
+            "DCGM_FI_DEV_GPU_UTIL: the share of time a kernel ran, per GPU (by UUID).",
+            "percent",
+            queries.gpu_utilization(),
+        ).max(100),
+        _timeseries(
+            "GPU memory used per GPU",
+            "DCGM_FI_DEV_FB_USED of the framebuffer's total: used + free + reserved.",
+            "percent",
+            queries.gpu_memory(),
+        ).max(100),
+        _stat(
+            "GPU-hours used vs paid (cluster GPUs)",
+            "Every GPU the DCGM exporter sees is billed; used: a non-zero utilization, "
+            "at one-minute resolution.",
+            "h",
+            *queries.gpu_hours(),
+            width=12,
+        ),
+        _stat(
+            "Job-hours in range, per scale set",
+            "What vm-launcher sets' VMs (no exporter) are billed for, besides launch.",
+            "h",
+            queries.job_hours(),
+            width=12,
+        ),
+    ]
+
+
+def _cost_model() -> list[Panel]:
+    usage = queries.usage_queries()
+    return [
+        _stat(
+            "usage.jobsPerDay",
+            "GPU jobs completed a day, averaged over a week.",
+            "short",
+            usage["jobsPerDay"],
+        ),
+        _stat(
+            "usage.minutesPerJob",
+            "Mean execution time of a GPU job.",
+            "m",
+            usage["minutesPerJob"],
+        ),
+        _stat(
+            "usage.overheadMinutesPerJob (launch)",
+            "Mean wait for a runner after assignment; add teardown (not measured).",
+            "m",
+            usage["overheadMinutesPerJob"],
+        ),
+    ]
+
+
+ROWS = (
+    ("Jobs: how long do GPU jobs wait for a runner, and run?", _jobs),
+    ("Runners: is each scale set sized right?", _runners),
+    ("GPUs: how busy are the GPUs we pay for?", _gpus),
+    ("Cost model: measured gpu-ci:usage (last 7 days)", _cost_model),
+)
+
+
 def build() -> gd.Dashboard:
-    """The dashboard, as the SDK's builder."""
+    """The dashboard, as the SDK's builder; rows and panels numbered 1, 2, ... in order
+    (Grafana links, alerts and library panels refer to a panel by its `id`)."""
     board = (
         gd.Dashboard(TITLE)
         .uid(UID)
@@ -105,137 +235,13 @@ def build() -> gd.Dashboard:
         .readonly()
     )
     board = _variables(board)
-    board = (
-        board.with_row(gd.Row("Jobs: how long do GPU jobs wait for a runner, and run?"))
-        .with_panel(
-            _timeseries(
-                "Queue time (p50, p95 of the last hour's jobs)",
-                "From the scale set assigning a job to a runner starting it: a VM's launch "
-                "and boot (vm-launcher) or a pod's scheduling (gpu-pod). "
-                "gha_job_startup_duration_seconds.",
-                "s",
-                *queries.QUEUE_TIME,
-            )
-        )
-        .with_panel(
-            _timeseries(
-                "Execution time (p50, p95 of the last hour's jobs)",
-                "How long jobs run on the runner. gha_job_execution_duration_seconds.",
-                "s",
-                *queries.EXECUTION_TIME,
-            )
-        )
-        .with_panel(
-            _stat(
-                "Queue time in range (p50, p95)",
-                "Every job in the dashboard's time range, the selected scale sets together.",
-                "s",
-                *queries.QUEUE_TIME_IN_RANGE,
-            )
-        )
-        .with_panel(
-            _stat(
-                "Execution time in range (p50, p95)",
-                "Every job in the dashboard's time range, the selected scale sets together.",
-                "s",
-                *queries.EXECUTION_TIME_IN_RANGE,
-            )
-        )
-        .with_panel(
-            _stat(
-                "Jobs completed in range, by result",
-                "gha_completed_jobs_total over the dashboard's time range.",
-                "short",
-                queries.JOBS_COMPLETED,
-            )
-        )
-    )
-    board = (
-        board.with_row(gd.Row("Runners: is each scale set sized right?"))
-        .with_panel(
-            _timeseries(
-                "Runners busy / idle / desired / max",
-                "Desired above busy for long: runners that cannot start (capacity, images). "
-                "Busy at max: jobs queue.",
-                "short",
-                *queries.RUNNERS,
-            )
-        )
-        .with_panel(
-            _timeseries(
-                "Jobs assigned / running",
-                "Assigned but not running: jobs waiting for a runner.",
-                "short",
-                *queries.JOBS_WAITING,
-                queries.FAILED_RUNNERS,
-            )
-        )
-    )
-    board = (
-        board.with_row(gd.Row("GPUs: how busy are the GPUs we pay for?"))
-        .with_panel(
-            _timeseries(
-                "GPU utilization per GPU",
-                "DCGM_FI_DEV_GPU_UTIL: the share of time a kernel ran, per GPU.",
-                "percent",
-                queries.GPU_UTILIZATION,
-            ).max(100)
-        )
-        .with_panel(
-            _timeseries(
-                "GPU memory used per GPU",
-                "DCGM_FI_DEV_FB_USED of FB_USED + FB_FREE.",
-                "percent",
-                queries.GPU_MEMORY,
-            ).max(100)
-        )
-        .with_panel(
-            _stat(
-                "GPU-hours used vs paid (cluster GPUs)",
-                "Every GPU the DCGM exporter sees is billed; used: a non-zero utilization, "
-                "at one-minute resolution.",
-                "h",
-                *queries.GPU_HOURS,
-                width=12,
-            )
-        )
-        .with_panel(
-            _stat(
-                "Job-hours in range, per scale set",
-                "What vm-launcher sets' VMs (no exporter) are billed for, besides launch.",
-                "h",
-                queries.JOB_HOURS,
-                width=12,
-            )
-        )
-    )
-    board = (
-        board.with_row(gd.Row("Cost model: measured gpu-ci:usage (last 7 days)"))
-        .with_panel(
-            _stat(
-                "usage.jobsPerDay",
-                "GPU jobs completed a day, averaged over a week.",
-                "short",
-                queries.JOBS_PER_DAY,
-            )
-        )
-        .with_panel(
-            _stat(
-                "usage.minutesPerJob",
-                "Mean execution time of a GPU job.",
-                "m",
-                queries.MINUTES_PER_JOB,
-            )
-        )
-        .with_panel(
-            _stat(
-                "usage.overheadMinutesPerJob (launch)",
-                "Mean wait for a runner; add teardown (not measured).",
-                "m",
-                queries.OVERHEAD_MINUTES_PER_JOB,
-            )
-        )
-    )
+    ids = 0
+    for title, panels in ROWS:
+        ids += 1
+        board = board.with_row(gd.Row(title).id(ids))
+        for panel in panels():
+            ids += 1
+            board = board.with_panel(panel.id(ids))
     return board
 
 

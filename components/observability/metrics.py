@@ -1,30 +1,33 @@
 """The metrics each deployed component exports: what the scrapes collect, what queries read.
 
 One typed catalog, so that ARC's `listenerMetrics` (what a listener exports is exactly what
-its scale set's values list), the dashboards' queries and the usage queries cannot name a
-metric nobody exports (tests parse every query against it).
+its scale set's values list), the dashboard's and the alerts' queries, and the synthetic
+series the query tests feed Prometheus cannot name a metric or label nobody exports.
 
-- ARC listener: the set the gha-runner-scale-set chart documents in its values (commented
-  `listenerMetrics`, chart 0.14.2) and CNCF's `oracle-vm-gpu-a10-*` scale sets enable, with
-  the execution histogram's buckets extended past an hour.
-- ARC controller: the gauges of controllers/actions.github.com/metrics (actions-runner-
-  controller), served on `metrics.controllerManagerAddr`.
-- DCGM exporter: the fields of dcgm-exporter's default counters (etc/default-counters.csv)
-  used here; each carries `gpu`, `UUID`, `modelName`, `Hostname` and, with the GPU operator's
-  pod mapping, `namespace`/`pod`/`container` of the pod holding the GPU.
+- ARC listener (chart 0.14.2): the set the gha-runner-scale-set chart documents in its values
+  (commented `listenerMetrics`), with the labels of the listener's own defaults
+  (actions/actions-runner-controller cmd/ghalistener/metrics/metrics.go, `defaultMetrics`):
+  the chart's list less `job_workflow_ref`, `job_workflow_name` and `job_workflow_target`,
+  which ARC's chart test calls opt-in ("Labels documented in the values files as not being
+  part of the defaults", metrics/chart_values_test.go). `job_workflow_ref` is
+  `owner/repo/.github/workflows/x.yml@refs/pull/N/merge` and its target `pull/N/merge`: a new
+  series for every pull request, whose first job `increase()` cannot see. The execution
+  histogram's buckets go on past an hour.
+- ARC controller: the gauges of controllers/actions.github.com/metrics/metrics.go, served on
+  `metrics.controllerManagerAddr`; `name` is the scale set's (the ephemeral runner gauges) or
+  its AutoscalingListener's, `<set>-<hash>-listener` (`gha_controller_running_listeners`).
+- DCGM exporter: dcgm_metrics.py.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-
-MetricType = Literal["counter", "gauge", "histogram"]
+from components.observability.dcgm_metrics import DCGM_METRICS, KSM_METRICS
+from components.observability.metric_model import TARGET_LABELS, Metric, MetricType
 
 _JOB = ["repository", "organization", "enterprise", "job_name", "event_name"]
-_WORKFLOW = ["job_workflow_ref", "job_workflow_name", "job_workflow_target"]
 _RUNNERS = ["name", "namespace", "repository", "organization", "enterprise"]
+PER_PR_LABELS = ("job_workflow_ref", "job_workflow_name", "job_workflow_target")
+"""The chart's documented job labels that ARC's defaults leave out (see above)."""
 JOB_DURATION_BUCKETS: tuple[float, ...] = (
     0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0, 15.0,
     18.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0, 110.0, 120.0, 150.0,
@@ -38,34 +41,27 @@ hour with two-hour timeouts; above the top bucket `histogram_quantile` can only 
 top bucket's bound, so with the chart's buckets every long job would read as exactly 1 h."""
 
 
-class Metric(BaseModel):
-    """One metric a component exports, with the labels it carries."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str = Field(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
-    type: MetricType
-    labels: tuple[str, ...]
-    buckets: tuple[float, ...] = ()
-
-    def series(self) -> tuple[str, ...]:
-        """The names Prometheus stores: a histogram is `_bucket`, `_sum` and `_count`."""
-        if self.type == "histogram":
-            return tuple(f"{self.name}_{part}" for part in ("bucket", "sum", "count"))
-        return (self.name,)
+LISTENER_SCRAPE = (*TARGET_LABELS, "scale_set")
+"""The listeners' PodMonitor adds `scale_set` from the pod's `actions.github.com/scale-set-name`
+label (monitors.py): the job histograms carry no scale set label of their own."""
+CONTROLLER_SCRAPE = (*TARGET_LABELS, "scale_set")
+"""The controller's PodMonitor copies the scale set out of `name` (monitors.py), so every
+query filters ARC's series by the one `scale_set` label."""
 
 
-def _metric(
+def _listener(
     name: str, kind: MetricType, labels: list[str], buckets: tuple[float, ...] = ()
 ) -> Metric:
-    return Metric(name=name, type=kind, labels=tuple(labels), buckets=buckets)
+    return Metric(
+        name=name, type=kind, labels=tuple(labels), buckets=buckets, scraped=LISTENER_SCRAPE
+    )
 
 
 LISTENER_METRICS: tuple[Metric, ...] = (
-    _metric("gha_started_jobs_total", "counter", [*_JOB, *_WORKFLOW]),
-    _metric("gha_completed_jobs_total", "counter", [*_JOB, "job_result", *_WORKFLOW]),
+    _listener("gha_started_jobs_total", "counter", _JOB),
+    _listener("gha_completed_jobs_total", "counter", [*_JOB, "job_result"]),
     *(
-        _metric(f"gha_{gauge}", "gauge", _RUNNERS)
+        _listener(f"gha_{gauge}", "gauge", _RUNNERS)
         for gauge in (
             "assigned_jobs",
             "running_jobs",
@@ -77,50 +73,57 @@ LISTENER_METRICS: tuple[Metric, ...] = (
             "idle_runners",
         )
     ),
-    _metric(
-        "gha_job_startup_duration_seconds", "histogram", [*_JOB, *_WORKFLOW], JOB_DURATION_BUCKETS
-    ),
-    _metric(
+    _listener("gha_job_startup_duration_seconds", "histogram", _JOB, JOB_DURATION_BUCKETS),
+    _listener(
         "gha_job_execution_duration_seconds",
         "histogram",
-        [*_JOB, "job_result", *_WORKFLOW],
+        [*_JOB, "job_result"],
         EXECUTION_BUCKETS,
     ),
 )
 
-_CONTROLLER = ["name", "namespace", "repository", "organization", "enterprise"]
-CONTROLLER_METRICS: tuple[Metric, ...] = (
-    _metric("gha_controller_pending_ephemeral_runners", "gauge", _CONTROLLER),
-    _metric("gha_controller_running_ephemeral_runners", "gauge", _CONTROLLER),
-    _metric("gha_controller_failed_ephemeral_runners", "gauge", _CONTROLLER),
-    _metric("gha_controller_running_listeners", "gauge", _CONTROLLER),
-)
-
-_GPU = ["gpu", "UUID", "device", "modelName", "Hostname", "namespace", "pod", "container"]
-DCGM_METRICS: tuple[Metric, ...] = tuple(
-    _metric(name, "gauge", _GPU)
-    for name in (
-        "DCGM_FI_DEV_GPU_UTIL",
-        "DCGM_FI_DEV_MEM_COPY_UTIL",
-        "DCGM_FI_DEV_FB_USED",
-        "DCGM_FI_DEV_FB_FREE",
-        "DCGM_FI_DEV_GPU_TEMP",
-        "DCGM_FI_DEV_POWER_USAGE",
+CONTROLLER_METRICS: tuple[Metric, ...] = tuple(
+    Metric(
+        name=f"gha_controller_{gauge}",
+        type="gauge",
+        labels=tuple(_RUNNERS),
+        scraped=CONTROLLER_SCRAPE,
+    )
+    for gauge in (
+        "pending_ephemeral_runners",
+        "running_ephemeral_runners",
+        "failed_ephemeral_runners",
+        "running_listeners",
     )
 )
 
-SCRAPE_LABELS = ("scale_set",)
-"""Labels the listeners' PodMonitor adds to every listener series (monitors.py): the scale
-set a listener serves, from its pod's `actions.github.com/scale-set-name` label."""
+UP = Metric(
+    name="up",
+    type="gauge",
+    labels=(),
+    optional=("scale_set", "service"),
+    scraped=TARGET_LABELS,
+)
+"""Prometheus's own per-target series: 1 if the last scrape worked. A listener target carries
+`scale_set` (its PodMonitor's relabeling applies to the target, so to `up` as well)."""
 
 EXPORTED: dict[str, Metric] = {
-    m.name: m for m in (*LISTENER_METRICS, *CONTROLLER_METRICS, *DCGM_METRICS)
+    m.name: m for m in (*LISTENER_METRICS, *CONTROLLER_METRICS, *DCGM_METRICS, *KSM_METRICS, UP)
 }
 
 
 def series_names() -> frozenset[str]:
     """Every series name a query may select."""
     return frozenset(name for m in EXPORTED.values() for name in m.series())
+
+
+def labels_of(series: str) -> frozenset[str]:
+    """Every label a stored series of this name may carry (a histogram bucket's `le` too)."""
+    for metric in EXPORTED.values():
+        if series in metric.series():
+            le = ("le",) if series.endswith("_bucket") else ()
+            return frozenset((*metric.labels, *metric.optional, *metric.scraped, *le))
+    raise KeyError(f"{series}: no exported metric stores it")
 
 
 def listener_metrics_values() -> dict[str, dict[str, dict[str, object]]]:

@@ -5,7 +5,10 @@ Children, on the cluster of `opts.provider`, after what `opts.depends_on` names:
   generated one: both Pulumi secrets) and the kube-prometheus-stack release, whose CRDs the
   monitors (and the GPU operator's DCGM ServiceMonitor) need, so they come after it;
 - a PodMonitor for ARC's listeners and one for its controller, when the stack runs ARC;
-- the "GPU CI" dashboard as a ConfigMap Grafana's sidecar loads (dashboard.py).
+- the "GPU CI" dashboard as a ConfigMap Grafana's sidecar loads (dashboard.py);
+- the PrometheusRule `gpu-ci-alerts` (alerts.py), labelled for the Prometheus's `ruleSelector`:
+  the monitors' labels, and `release: <release name>` where gpu-ci deploys the stack (the
+  chart's default selector).
 
 Day 2 (tests/stacks/offline/test_day2.py): a changed retention, storage or scrape interval
 upgrades the release in place; a changed dashboard replaces its ConfigMap, and a new given
@@ -23,6 +26,7 @@ from pydantic import Field
 
 from components.arc.pod_spec import Placement
 from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
+from components.observability.alerts import RULE_NAME, rule_groups
 from components.observability.dashboard import UID, dashboard_text
 from components.observability.monitors import (
     MONITORING_API,
@@ -66,6 +70,7 @@ class Monitoring(pulumi.ComponentResource):
     monitor_names: list[str]
     dashboard: k8s.core.v1.ConfigMap
     dashboard_uid: str = UID
+    alerts: k8s.apiextensions.CustomResource | None
 
     def __init__(
         self, name: str, args: MonitoringArgs, opts: pulumi.ResourceOptions | None = None
@@ -128,6 +133,9 @@ class Monitoring(pulumi.ComponentResource):
             data={f"{UID}.json": dashboard_text()},
             opts=child(self, depends_on=after),
         )
+        self.alerts = None
+        if cfg.alerts.enabled:
+            self.alerts = self._alerts(name, cfg, args, after)
         self.register_outputs(
             {
                 "namespace": cfg.namespace,
@@ -136,7 +144,28 @@ class Monitoring(pulumi.ComponentResource):
                 "prometheusService": prometheus_service(cfg) if args.deploy_stack else None,
                 "dashboards": [UID],
                 "monitors": list(self.monitor_names),
+                "alerts": RULE_NAME if self.alerts is not None else None,
             }
+        )
+
+    def _alerts(
+        self,
+        name: str,
+        cfg: ObservabilityConfig,
+        args: MonitoringArgs,
+        after: list[pulumi.Resource],
+    ) -> k8s.apiextensions.CustomResource:
+        """The alert rules, after the stack whose operator defines the PrometheusRule kind."""
+        labels = {**MANAGED_LABELS, **cfg.monitorLabels}
+        if args.deploy_stack:
+            labels["release"] = cfg.releaseName
+        return k8s.apiextensions.CustomResource(
+            f"{name}-alerts",
+            api_version=MONITORING_API,
+            kind="PrometheusRule",
+            metadata={"name": RULE_NAME, "namespace": cfg.namespace, "labels": labels},
+            spec={"groups": rule_groups(cfg.alerts, arc=args.arc is not None)},
+            opts=child(self, depends_on=after),
         )
 
     def _admin_secret(

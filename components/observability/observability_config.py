@@ -16,25 +16,27 @@ from pydantic import Field, SecretStr, field_validator
 
 from components.arc.k8s_types import K8sName, NodeLabels, Quantity
 from components.config_base import ConfigModel
+from components.observability.alerts_config import AlertsConfig
+from components.observability.durations import duration, retention
 from components.pins import OBSERVABILITY_PINS
 
-_DURATION = re.compile(
-    r"(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?"
-)
-"""A Prometheus duration as model.ParseDuration and the prometheus-operator CRDs take it:
-units from years down to milliseconds, each at most once and in that order (`15d`,
-`1h30m`; not `30m1h`)."""
 _SIZE = re.compile(r"[0-9]+(B|KB|MB|GB|TB|PB|EB)")
 """A Prometheus retention size (units.Base2Bytes as `--storage.tsdb.retention.size` reads it)."""
 _CHART_VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+"""A StorageClass name: a DNS subdomain (RFC 1123), as apimachinery's IsDNS1123Subdomain
+checks every object name of its kind (at most 253 characters)."""
+_DNS_SUBDOMAIN_MAX = 253
 
 
-def _duration(value: str, what: str) -> str:
-    if not value or not _DURATION.fullmatch(value) or not any(c in "123456789" for c in value):
+def _storage_class(value: str) -> str:
+    if len(value) > _DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.fullmatch(value):
         raise ValueError(
-            f"{value!r} is not a Prometheus duration for {what}: numbers with units from y, "
-            "w, d, h, m, s down to ms, each once and in that order, not all zero; e.g. 15d "
-            "or 1h30m"
+            f"{value!r} is not a StorageClass name: a DNS subdomain (RFC 1123) of lowercase "
+            "letters, digits, '-' and '.', each dot-separated part starting and ending with a "
+            "letter or digit, at most 253 characters; give one `kubectl get storageclass` "
+            "lists (e.g. oci-bv), or leave it unset for the cluster's default"
         )
     return value
 
@@ -83,7 +85,9 @@ class ObservabilityConfig(ConfigModel):
     chartVersion: str = Field(
         OBSERVABILITY_PINS.chart_version, description="the kube-prometheus-stack chart version"
     )
-    retention: str = Field("15d", description="how long Prometheus keeps samples")
+    retention: str = Field(
+        "15d", description="how long Prometheus keeps samples (a Prometheus duration, at most 100y)"
+    )
     retentionSize: str | None = Field(
         None, description="default: no limit; the most disk Prometheus's samples may use, e.g. 8GB"
     )
@@ -93,7 +97,7 @@ class ObservabilityConfig(ConfigModel):
         description="Prometheus's volume (a PersistentVolumeClaim, so a restart keeps the "
         "samples; 50Gi is OCI block volumes' minimum)",
     )
-    storageClassName: K8sName | None = Field(
+    storageClassName: str | None = Field(
         None,
         description="default: the cluster's default StorageClass (OKE: oci-bv, kind: "
         "standard); the StorageClass of Prometheus's volume",
@@ -106,6 +110,10 @@ class ObservabilityConfig(ConfigModel):
     grafana: GrafanaConfig = Field(
         default_factory=GrafanaConfig, description="the deployed Grafana's admin and dashboards"
     )
+    alerts: AlertsConfig = Field(
+        default_factory=AlertsConfig,
+        description="the GPU CI alerts (PrometheusRule `gpu-ci-alerts`) and their thresholds",
+    )
 
     @field_validator("chartVersion")
     @classmethod
@@ -117,12 +125,18 @@ class ObservabilityConfig(ConfigModel):
     @field_validator("retention")
     @classmethod
     def _retention(cls, value: str) -> str:
-        return _duration(value, "retention")
+        return retention(value)
 
     @field_validator("scrapeInterval")
     @classmethod
     def _scrape_interval(cls, value: str) -> str:
-        return _duration(value, "scrapeInterval")
+        duration(value, "scrapeInterval")
+        return value
+
+    @field_validator("storageClassName")
+    @classmethod
+    def _storage_class_name(cls, value: str | None) -> str | None:
+        return None if value is None else _storage_class(value)
 
     @field_validator("retentionSize")
     @classmethod

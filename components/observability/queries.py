@@ -1,9 +1,25 @@
 """The PromQL behind every dashboard panel and the cost model's usage numbers, by name.
 
-Grafana fills `$__rate_interval` (a rate window of at least four scrapes), `$__range` (the
-dashboard's time range) and `$scale_set` (the dashboard variable, a regex of scale sets) in
-before Prometheus sees a query; `PROMQL_SAMPLE_VALUES` are values a test substitutes to parse
-them. Listener series carry `scale_set` (the listeners' PodMonitor adds it: monitors.py).
+Grafana fills `$__range` (the dashboard's time range) and `$scale_set` (the dashboard
+variable, a regex of scale sets) in before Prometheus sees a query; `PROMQL_SAMPLE_VALUES`
+are values a test substitutes to run them. ARC's series carry `scale_set` (the monitors add
+it: monitors.py); DCGM's are grouped by `UUID`, the one GPU label every exporter version has.
+
+Every query is built by a function, called when the dashboard (or the stack's outputs) is
+built: what the tests run through Prometheus is what the program builds.
+
+Counting jobs. ARC creates a counter or histogram series when it first records into it, so
+the first sample of a new series already holds its first job, and `increase()` (the change
+between samples) never sees that job. New series appear mid-range for every new label set
+(a job name, a result) and whenever the listener restarts on a new pod. `counted()` takes,
+per series:
+- one that had a sample in the hour before the window and no reset in it: its largest value
+  in the window less its last value before (exact: `increase()` would extrapolate a series
+  that ends or starts inside the window, and show 1.006 jobs);
+- one that was there before and reset inside the window (a listener restarted in its pod):
+  `increase()`, which adds the value after each reset;
+- one that was not there before: its largest value in the window, all its jobs. A series born
+  and reset inside one window counts only its larger life.
 """
 
 from __future__ import annotations
@@ -11,7 +27,17 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 SCALE_SET = 'scale_set=~"$scale_set"'
-PROMQL_SAMPLE_VALUES = {"$__rate_interval": "2m", "$__range": "1d", "$scale_set": ".*"}
+PROMQL_SAMPLE_VALUES = {"$__range": "3h", "$scale_set": ".*"}
+SEEN_BEFORE = "1h"
+"""How far before a window a series must have had a sample to count as already there: longer
+than any scrape gap (a failed scrape marks a series stale; a range selector skips that)."""
+STARTUP = "gha_job_startup_duration_seconds"
+EXECUTION = "gha_job_execution_duration_seconds"
+COMPLETED = "gha_completed_jobs_total"
+PER_GPU = "UUID, hostname, gpu, modelName"
+"""One series per GPU: `UUID` keeps GPUs apart (two hosts each have a `gpu="0"`), `hostname`
+(the node) and the others only name it in the legend."""
+GPU_LEGEND = "{{hostname}} GPU {{gpu}} ({{modelName}})"
 
 
 class Query(BaseModel):
@@ -23,119 +49,151 @@ class Query(BaseModel):
     legend: str = ""
 
 
-def _quantile(q: float, histogram: str) -> Query:
-    """The q-quantile of the last hour's jobs, per scale set: at tens of jobs a day a
-    shorter window would mostly hold no job, and `histogram_quantile` of nothing is NaN."""
-    return Query(
-        expr=f"histogram_quantile({q}, sum by (le, scale_set) "
-        f"(rate({histogram}_bucket{{{SCALE_SET}}}[1h])))",
-        legend=f"{{{{scale_set}}}} p{round(q * 100)}",
+def selector(metric: str, matchers: str) -> str:
+    return f"{metric}{{{matchers}}}" if matchers else metric
+
+
+def counted(series: str, window: str) -> str:
+    """What a counter series counted in `window`, one result per series (see the module)."""
+    before = f"last_over_time({series}[{SEEN_BEFORE}] offset {window})"
+    grown = f"max_over_time({series}[{window}]) - {before}"
+    return (
+        f"(({grown}) >= 0 and resets({series}[{window}]) == 0) or "
+        f"(increase({series}[{window}]) and {before}) or "
+        f"(max_over_time({series}[{window}]) unless {before})"
     )
 
 
-def _over_range(q: float, histogram: str) -> Query:
-    """The q-quantile of every job in the dashboard's time range, all scale sets selected."""
-    return Query(
-        expr=f"histogram_quantile({q}, sum by (le) "
-        f"(increase({histogram}_bucket{{{SCALE_SET}}}[$__range])))",
-        legend=f"p{round(q * 100)}",
+def _quantile(q: float, histogram: str, window: str, by: str) -> str:
+    bucket = selector(f"{histogram}_bucket", SCALE_SET)
+    return f"histogram_quantile({q}, sum by ({by}) ({counted(bucket, window)}))"
+
+
+def _percent(q: float) -> str:
+    return f"p{round(q * 100)}"
+
+
+def over_the_last_hour(histogram: str) -> tuple[Query, ...]:
+    """p50 and p95 of the last hour's jobs, per scale set: at tens of jobs a day a shorter
+    window would mostly hold no job, and `histogram_quantile` of nothing is NaN."""
+    return tuple(
+        Query(
+            expr=_quantile(q, histogram, "1h", "le, scale_set"),
+            legend=f"{{{{scale_set}}}} {_percent(q)}",
+        )
+        for q in (0.5, 0.95)
     )
 
 
-def _runners(gauge: str, legend: str) -> Query:
+def in_range(histogram: str) -> tuple[Query, ...]:
+    """p50 and p95 of every job in the dashboard's range, the selected scale sets together."""
+    return tuple(
+        Query(expr=_quantile(q, histogram, "$__range", "le"), legend=_percent(q))
+        for q in (0.5, 0.95)
+    )
+
+
+def jobs_completed() -> Query:
     return Query(
-        expr=f"sum by (scale_set) (gha_{gauge}{{{SCALE_SET}}})",
+        expr=f"sum by (scale_set, job_result) "
+        f"({counted(selector(COMPLETED, SCALE_SET), '$__range')})",
+        legend="{{scale_set}} {{job_result}}",
+    )
+
+
+def _by_scale_set(metric: str, legend: str) -> Query:
+    return Query(
+        expr=f"sum by (scale_set) ({selector(metric, SCALE_SET)})",
         legend=f"{{{{scale_set}}}} {legend}",
     )
 
 
-_PER_GPU = "Hostname, gpu, modelName"
+def runners() -> tuple[Query, ...]:
+    return tuple(
+        _by_scale_set(f"gha_{gauge}_runners", gauge) for gauge in ("busy", "idle", "desired", "max")
+    )
 
-QUEUE_TIME = (
-    _quantile(0.5, "gha_job_startup_duration_seconds"),
-    _quantile(0.95, "gha_job_startup_duration_seconds"),
-)
-"""From the scale set's assignment of a job to a runner starting it: the wait on our capacity
-(a VM's launch and boot for vm-launcher sets, a pod's scheduling for gpu-pod sets). ARC's ADR
-"Exposing metrics" (2023-05-08): "time spent waiting for a workflow job to get started on
-the runner owned by the scale set"; GitHub's queue before assignment is not in it."""
-EXECUTION_TIME = (
-    _quantile(0.5, "gha_job_execution_duration_seconds"),
-    _quantile(0.95, "gha_job_execution_duration_seconds"),
-)
-QUEUE_TIME_IN_RANGE = (
-    _over_range(0.5, "gha_job_startup_duration_seconds"),
-    _over_range(0.95, "gha_job_startup_duration_seconds"),
-)
-EXECUTION_TIME_IN_RANGE = (
-    _over_range(0.5, "gha_job_execution_duration_seconds"),
-    _over_range(0.95, "gha_job_execution_duration_seconds"),
-)
-JOBS_COMPLETED = Query(
-    expr=f"sum by (scale_set, job_result) (increase(gha_completed_jobs_total{{{SCALE_SET}}}"
-    "[$__range]))",
-    legend="{{scale_set}} {{job_result}}",
-)
-RUNNERS = (
-    _runners("busy_runners", "busy"),
-    _runners("idle_runners", "idle"),
-    _runners("desired_runners", "desired"),
-    _runners("max_runners", "max"),
-)
-JOBS_WAITING = (
-    _runners("assigned_jobs", "assigned"),
-    _runners("running_jobs", "running"),
-)
-FAILED_RUNNERS = Query(
-    expr="sum by (name) (gha_controller_failed_ephemeral_runners)",
-    legend="{{name}} failed",
-)
-"""EphemeralRunners the controller holds in phase Failed (they block scale-up)."""
-GPU_UTILIZATION = Query(
-    expr=f"avg by ({_PER_GPU}) (DCGM_FI_DEV_GPU_UTIL)",
-    legend="{{Hostname}} GPU {{gpu}} ({{modelName}})",
-)
-GPU_MEMORY = Query(
-    expr=f"100 * sum by ({_PER_GPU}) (DCGM_FI_DEV_FB_USED) / sum by ({_PER_GPU}) "
-    "(DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE)",
-    legend="{{Hostname}} GPU {{gpu}} ({{modelName}})",
-)
-GPU_HOURS = (
-    Query(
-        expr="sum_over_time((count(DCGM_FI_DEV_GPU_UTIL > 0) or vector(0))[$__range:1m]) / 60",
-        legend="used (a process on the GPU)",
-    ),
-    Query(
-        expr="sum_over_time((count(DCGM_FI_DEV_GPU_UTIL) or vector(0))[$__range:1m]) / 60",
-        legend="paid (GPU present)",
-    ),
-)
-"""GPU-hours over the dashboard's range, at one-minute resolution: every GPU the exporter
-sees is billed; one with non-zero utilization was used. VMs launched per job (vm-launcher
-sets) run no exporter: their hours are the jobs' own (`JOB_HOURS`)."""
-JOB_HOURS = Query(
-    expr=f"sum by (scale_set) (increase(gha_job_execution_duration_seconds_sum{{{SCALE_SET}}}"
-    "[$__range])) / 3600",
-    legend="{{scale_set}}",
-)
 
-JOBS_PER_DAY = Query(expr="sum(increase(gha_completed_jobs_total[7d])) / 7")
-"""`gpu-ci:usage.jobsPerDay`: GPU jobs completed a day, averaged over the last week."""
-MINUTES_PER_JOB = Query(
-    expr="sum(increase(gha_job_execution_duration_seconds_sum[7d])) / "
-    "sum(increase(gha_job_execution_duration_seconds_count[7d])) / 60"
-)
-"""`gpu-ci:usage.minutesPerJob`: the mean GPU job's execution time over the last week."""
-OVERHEAD_MINUTES_PER_JOB = Query(
-    expr="sum(increase(gha_job_startup_duration_seconds_sum[7d])) / "
-    "sum(increase(gha_job_startup_duration_seconds_count[7d])) / 60"
-)
-"""`gpu-ci:usage.overheadMinutesPerJob`'s launch part: the mean wait for a runner (for a
-vm-launcher set, the VM's launch and boot, which is billed). Teardown is not measured."""
-USAGE_QUERIES = {
-    "jobsPerDay": JOBS_PER_DAY,
-    "minutesPerJob": MINUTES_PER_JOB,
-    "overheadMinutesPerJob": OVERHEAD_MINUTES_PER_JOB,
-}
-"""`gpu-ci:usage` keys and the query that measures each
-(docs/observability.md#feed-the-cost-model)."""
+def jobs_waiting() -> tuple[Query, ...]:
+    """Assigned to the scale set, and running: the difference waits for a runner."""
+    return (
+        _by_scale_set("gha_assigned_jobs", "assigned"),
+        _by_scale_set("gha_running_jobs", "running"),
+    )
+
+
+def failed_runners() -> Query:
+    """EphemeralRunners the controller holds in phase Failed (they block scale-up)."""
+    return _by_scale_set("gha_controller_failed_ephemeral_runners", "failed")
+
+
+def gpu_utilization() -> Query:
+    return Query(expr=f"avg by ({PER_GPU}) (DCGM_FI_DEV_GPU_UTIL)", legend=GPU_LEGEND)
+
+
+RESERVED = "(DCGM_FI_DEV_FB_RESERVED or DCGM_FI_DEV_FB_USED * 0)"
+"""The driver's reserve, or 0 from an exporter whose counters leave it out (AICR's own
+dcgm-exporter counters list FB_USED and FB_FREE only)."""
+
+
+def gpu_memory() -> Query:
+    """Used of the framebuffer's total: used + free + reserved (the driver's reserve is part
+    of the total NVML reports, and no job can use it)."""
+    total = f"DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE + {RESERVED}"
+    return Query(
+        expr=f"100 * max by ({PER_GPU}) (DCGM_FI_DEV_FB_USED) / max by ({PER_GPU}) ({total})",
+        legend=GPU_LEGEND,
+    )
+
+
+def _gpus(condition: str) -> str:
+    """GPUs (by UUID) at each minute of the range, in hours."""
+    return (
+        f"sum_over_time((count(count by (UUID) (DCGM_FI_DEV_GPU_UTIL{condition})) "
+        "or vector(0))[$__range:1m]) / 60"
+    )
+
+
+def gpu_hours() -> tuple[Query, ...]:
+    """GPU-hours over the dashboard's range, at one-minute resolution: every GPU the exporter
+    sees is billed; one with non-zero utilization was used. VMs launched per job (vm-launcher
+    sets) run no exporter: their hours are the jobs' own (`job_hours`)."""
+    return (
+        Query(expr=_gpus(" > 0"), legend="used (a process on the GPU)"),
+        Query(expr=_gpus(""), legend="paid (GPU present)"),
+    )
+
+
+def _seconds(histogram: str, window: str, matchers: str = "") -> str:
+    return counted(selector(f"{histogram}_sum", matchers), window)
+
+
+def _jobs(histogram: str, window: str) -> str:
+    return counted(f"{histogram}_count", window)
+
+
+def job_hours() -> Query:
+    return Query(
+        expr=f"sum by (scale_set) ({_seconds(EXECUTION, '$__range', SCALE_SET)}) / 3600",
+        legend="{{scale_set}}",
+    )
+
+
+def _mean_minutes(histogram: str) -> Query:
+    return Query(expr=f"sum({_seconds(histogram, '7d')}) / sum({_jobs(histogram, '7d')}) / 60")
+
+
+def usage_queries() -> dict[str, Query]:
+    """`gpu-ci:usage` keys and the query that measures each, over the last week
+    (docs/observability.md#feed-the-cost-model): GPU jobs completed a day; the mean job's
+    execution minutes; the mean wait for a runner (for a vm-launcher set the VM's launch and
+    boot, which is billed; teardown is not measured)."""
+    return {
+        "jobsPerDay": Query(expr=f"sum({counted(COMPLETED, '7d')}) / 7"),
+        "minutesPerJob": _mean_minutes(EXECUTION),
+        "overheadMinutesPerJob": _mean_minutes(STARTUP),
+    }
+
+
+USAGE_QUERIES = usage_queries()
+"""The same, for the stack's `observability.usageQueries` output."""

@@ -2,7 +2,9 @@
 
 Minimal on purpose: the Prometheus operator (its CRDs are what the GPU operator's DCGM
 ServiceMonitor and ARC's PodMonitors need), Prometheus, Grafana with its dashboard sidecar,
-node-exporter and kube-state-metrics; no Alertmanager (gpu-ci defines no alerts). Prometheus
+node-exporter and kube-state-metrics; no Alertmanager (the GPU CI alerts, alerts.py, show on
+Prometheus's Alerts page and in Grafana; routing them needs receivers gpu-ci cannot know), and
+Prometheus's default rule selector (`release: <release name>`, which the alerts carry). Prometheus
 keeps its samples on a volume claim (the chart's default, an emptyDir, loses them on every
 restart, which the retention and the seven-day usage queries would not survive). It selects
 every ServiceMonitor and PodMonitor, not only those labelled with its release (the chart's

@@ -96,6 +96,7 @@ def children_of(run: ProgramRun, parent: Registration) -> list[Registration]:
 DEV_MONITORING = [
     "monitoring",
     "monitoring",
+    "monitoring-alerts",
     "monitoring-dashboard-gpu-ci",
     "monitoring-grafana-admin",
     "monitoring-grafana-password",
@@ -104,7 +105,20 @@ DEV_MONITORING = [
 """What observability adds to the dev stack, by name, sorted (the component and its
 kube-prometheus-stack Release share `monitoring`)."""
 DEV_CHECK_JOBS = ["platform-checks-check-nvidia-smi", "platform-checks-operator-health"]
-"""The dev platform's check Jobs, sorted: replaced whenever the platform's revision changes."""
+"""The dev platform's check Jobs before the Chainsaw checks (issue #31), sorted: each is
+replaced whenever its check or what it checks changes."""
+DEV_HEALTH_CHECKS = [
+    ("platform-checks-health-gpu-operator", "kubernetes:batch/v1:Job"),
+    ("platform-checks-health-gpu-operator", "kubernetes:core/v1:ConfigMap"),
+    ("platform-checks-health-gpu-time-slicing", "kubernetes:batch/v1:Job"),
+    ("platform-checks-health-gpu-time-slicing", "kubernetes:core/v1:ConfigMap"),
+    ("platform-checks-health-kubeflow-trainer", "kubernetes:batch/v1:Job"),
+    ("platform-checks-health-kubeflow-trainer", "kubernetes:core/v1:ConfigMap"),
+    ("platform-checks-operator-health", "kubernetes:core/v1:ConfigMap"),
+    ("platform-checks-robust-controller", "kubernetes:batch/v1:Job"),
+    ("platform-checks-robust-controller", "kubernetes:core/v1:ConfigMap"),
+]
+"""(name, type) of the checks' Jobs and Tests the Chainsaw checks (issue #31) added to dev."""
 
 
 _PLACEHOLDER = re.compile(r"offline-placeholder:([a-z0-9-]+)\.kubeconfig:[0-9a-f]{16}")

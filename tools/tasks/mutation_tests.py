@@ -81,4 +81,26 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "policy/gpu_tags.py": _POLICY_TESTS,
     "policy/env_secrets.py": _POLICY_TESTS,
     "policy/chart_versions.py": _POLICY_TESTS,
+    # The gpu-cluster action's scripts: their tests import them by the dotted path mutmut
+    # names them by (tests/action/configure_in_process.py).
+    ".github/actions/gpu-cluster/scripts/configure.py": ("tests/action/test_configure_step.py",),
+    ".github/actions/gpu-cluster/scripts/workflow_commands.py": (
+        "tests/action/test_action_hostile_configure.py",
+        "tests/action/test_configure_step.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/careful_yaml.py": (
+        "tests/action/test_action_hostile_configure.py",
+    ),
+    # The offline engine's in-process tests on small synthetic snapshots (issue 29, item 6).
+    "stacks/offline/lifecycle.py": ("tests/stacks/offline/test_lifecycle_mutants.py",),
+    "stacks/offline/diff_changes.py": ("tests/stacks/offline/test_diff_changes_mutants.py",),
+    "stacks/offline/replacement_rules.py": (
+        "tests/stacks/offline/test_replacement_rules_mutants.py",
+    ),
+    # The queries run by promtool over series built in-process: what a mutant builds is
+    # what Prometheus evaluates (tests/components/observability/promtool.py).
+    "components/observability/queries.py": (
+        "tests/components/observability/test_queries_promtool.py",
+        "tests/components/observability/test_dashboard.py",
+    ),
 }

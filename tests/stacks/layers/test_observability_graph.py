@@ -25,6 +25,7 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 MONITORING = "gpu-ci:observability:Monitoring"
 PLATFORM = "gpu-ci:platform:RecipeReleases"
 POD_MONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
+PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 SECRET = "kubernetes:core/v1:Secret"
 PASSWORD = "random:index/randomPassword:RandomPassword"
@@ -172,7 +173,7 @@ def test_an_existing_prometheus_gets_monitors_and_dashboards_only(arc_run: Progr
     )
     monitoring = run.one(MONITORING)
     kinds = sorted(r.type for r in children_of(run, monitoring))
-    assert kinds == [CONFIG_MAP, POD_MONITOR, POD_MONITOR]
+    assert kinds == [CONFIG_MAP, POD_MONITOR, POD_MONITOR, PROMETHEUS_RULE]
     assert all(r.inputs["metadata"]["namespace"] == "observe" for r in children_of(run, monitoring))
     assert run.exports["observability"]["prometheus"] == "existing"
     assert run.exports["observability"]["portForward"] == []

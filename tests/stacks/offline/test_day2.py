@@ -20,7 +20,7 @@ import yaml
 from stacks.offline.lifecycle import PROVIDER, Lifecycle, classify
 from stacks.offline.plan import REPO, plan_stack
 from stacks.offline.snapshot import Snapshot
-from tests.stacks.stack_helpers import DEV_CHECK_JOBS, DEV_MONITORING
+from tests.stacks.stack_helpers import DEV_HEALTH_CHECKS, DEV_MONITORING
 
 NEW_KEY = (
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK2x5nHkDl9o3Zv1sVfYVZ0hTqGmHc7LVbMrfGL4yQ0n ops@example"
@@ -40,6 +40,7 @@ MONITORING = [
     "monitoring-grafana-admin",
     "monitoring",
     "monitoring-dashboard-gpu-ci",
+    "monitoring-alerts",
 ]
 """On the cluster too (its generated Grafana password is not: it survives a new cluster)."""
 PLATFORM = [
@@ -56,6 +57,7 @@ PLATFORM = [
     "platform-checks-reader",
     "platform-checks-check-nvidia-smi",
     "platform-checks-operator-health",
+    *(name for name, _ in DEV_HEALTH_CHECKS),
 ]
 
 COMMAND = "command:remote:Command"
@@ -68,6 +70,7 @@ ON_THE_PROVIDER = {
     ("monitoring-grafana-admin", "kubernetes:core/v1:Secret"),
     ("monitoring", RELEASE),
     ("monitoring-dashboard-gpu-ci", CONFIG_MAP),
+    ("monitoring-alerts", "kubernetes:monitoring.coreos.com/v1:PrometheusRule"),
     ("platform-ns-gpu-operator", NAMESPACE),
     ("platform-ns-kubeflow-system", NAMESPACE),
     ("platform-gpu-time-slicing-configmap-gpu-time-slicing-config", CONFIG_MAP),
@@ -81,6 +84,7 @@ ON_THE_PROVIDER = {
     ("platform-checks-reader", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"),
     ("platform-checks-check-nvidia-smi", "kubernetes:batch/v1:Job"),
     ("platform-checks-operator-health", "kubernetes:batch/v1:Job"),
+    *DEV_HEALTH_CHECKS,
 }
 """Replaced only because their provider is (`cluster-k8s`); none sets `deleteBeforeReplace`,
 and a provider-caused replacement never reaches pulumi-kubernetes' Diff, so none of them,
@@ -341,9 +345,11 @@ def test_a_new_scale_set_only_creates(tmp_path: Path) -> None:
 
 
 def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path) -> None:
-    """Trainer added to a platform without it: its namespace, release and runtime patches
-    are created; the two smoke-check Jobs run again on purpose (their platform revision
-    annotation changed, and a Job's template can only change by replacement)."""
+    """Trainer added to a platform without it: its namespace, release, runtime patches and
+    checks (its health check, robust-controller) are created, the checks' ClusterRole reads
+    its kinds too; of the other checks only the GPU smoke Job, which covers every component,
+    runs again (its digest annotation changed, and a Job's template can only change by
+    replacement): the GPU operator's and time-slicing's checks stay."""
 
     def trainer_off(config: dict[str, Any]) -> None:
         config["gpu-ci:platform"]["set"] = ["kubeflow-trainer:enabled=false"]
@@ -353,19 +359,19 @@ def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path)
 
     result = changed("dev", trainer_on, tmp_path, deployed=trainer_off)
     found = ops(result)
-    assert set(found) == {"create", "replace"}
+    assert set(found) == {"create", "replace", "update"}
     assert set(found["create"]) == {
         "platform-ns-kubeflow-system",
         "platform-kubeflow-trainer",
         "platform-runtime-jax-distributed",
         "platform-runtime-torch-distributed",
         "platform-runtime-torchtune-qwen2.5-1.5b",
+        "platform-checks-health-kubeflow-trainer",
+        "platform-checks-robust-controller",
     }
-    assert found["replace"] == (
-        "platform-checks-check-nvidia-smi",
-        "platform-checks-operator-health",
-    )
-    revision = 'spec.template.metadata.annotations["gpu-ci/platform-revision"]'
+    assert found["update"] == ("platform-checks-reader",)
+    assert found["replace"] == ("platform-checks-check-nvidia-smi",)
+    revision = 'spec.template.metadata.annotations["gpu-ci/check-digest"]'
     for job in found["replace"]:
         # auto-named (no .metadata.name): the new Job gets a new name and starts first
         fate = result.of(job)
@@ -398,8 +404,12 @@ def test_turning_observability_off_deletes_only_what_it_added(tmp_path: Path) ->
     assert sorted(found["delete"]) == DEV_MONITORING
     assert found["update"] == ("platform-gpu-operator",)  # its ServiceMonitor off again
     assert set(found) == {"delete", "update", "replace"}
-    # the checks re-run after the platform changes
-    assert sorted(found["replace"]) == DEV_CHECK_JOBS
+    # the checks of what changed re-run: the GPU operator's, and the smoke Job (covers all)
+    assert sorted(found["replace"]) == [
+        "platform-checks-check-nvidia-smi",
+        "platform-checks-health-gpu-operator",
+        "platform-checks-operator-health",
+    ]
 
 
 def test_a_new_grafana_password_replaces_its_secret(tmp_path: Path) -> None:

@@ -29,6 +29,15 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 PATCH = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntimePatch"
 T0, T1 = ("triggers[0]",), ("triggers[1]",)
 
+TESTS = [  # the Chainsaw checks' Tests (issue #31), in plan order
+    "health-gpu-operator",
+    "health-gpu-time-slicing",
+    "health-kubeflow-trainer",
+    "operator-health",
+    "robust-controller",
+]
+CHECKS = ["check-nvidia-smi", *TESTS]
+JOB = "kubernetes:batch/v1:Job"
 RE_PINNED = [
     # (op, name, type, replace_because, delete_before_replace), in the order they run
     ("replace", "gpu-vm-0", INSTANCE, (SOURCE,), False),
@@ -51,6 +60,13 @@ RE_PINNED = [
     ("replace", "monitoring-grafana-admin", f"{K8S}:Secret", (PROVIDER,), False),
     ("replace", "monitoring", RELEASE, (PROVIDER,), False),
     ("replace", "monitoring-dashboard-gpu-ci", f"{K8S}:ConfigMap", (PROVIDER,), False),
+    (
+        "replace",
+        "monitoring-alerts",
+        "kubernetes:monitoring.coreos.com/v1:PrometheusRule",
+        (PROVIDER,),
+        False,
+    ),
     ("replace", "platform-ns-gpu-operator", f"{K8S}:Namespace", (PROVIDER,), False),
     ("replace", "platform-ns-kubeflow-system", f"{K8S}:Namespace", (PROVIDER,), False),
     (
@@ -67,6 +83,7 @@ RE_PINNED = [
     ("replace", "platform-runtime-torchtune-qwen2.5-1.5b", PATCH, (PROVIDER,), False),
     ("replace", "platform-checks-ns", f"{K8S}:Namespace", (PROVIDER,), False),
     ("replace", "platform-checks-reader", f"{RBAC}:ClusterRole", (PROVIDER,), False),
+    *(("replace", f"platform-checks-{c}", f"{K8S}:ConfigMap", (PROVIDER,), False) for c in TESTS),
     ("replace", "platform-checks-reader", f"{K8S}:ServiceAccount", (PROVIDER,), False),
     (
         "replace",
@@ -75,8 +92,7 @@ RE_PINNED = [
         (PROVIDER, "roleRef"),
         False,
     ),
-    ("replace", "platform-checks-check-nvidia-smi", "kubernetes:batch/v1:Job", (PROVIDER,), False),
-    ("replace", "platform-checks-operator-health", "kubernetes:batch/v1:Job", (PROVIDER,), False),
+    *(("replace", f"platform-checks-{c}", JOB, (PROVIDER,), False) for c in CHECKS),
     ("replace", "cluster-cluster-ready", REMOTE, T0, False),
 ]
 
