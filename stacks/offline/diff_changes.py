@@ -104,15 +104,15 @@ def diff_snapshots(base: Snapshot, head: Snapshot) -> PlanDiff:
         removed: tuple[str, ...] = ()
         was_urn = fate.previous_urn or fate.urn
         if fate.op != "create" and was_urn in old_keys:  # not a read new to this plan
-            now = new_deps.get(new_keys[fate.urn], set())
-            was = old_deps.get(old_keys[was_urn], set())
+            # identity_deps has every resource of its snapshot
+            now, was = new_deps[new_keys[fate.urn]], old_deps[old_keys[was_urn]]
             added, removed = _names(now - was), _names(was - now)
         if fate.op is None and not (added or removed):
             result.unchanged += 1
             continue
         result.resources.append(_change(fate, fate.op or "same", added, removed))
-    rank = {**_run_order(base), **_run_order(head)}
-    result.resources.sort(key=lambda c: (rank.get(c.key, 0), c.key))
+    rank = {**_run_order(base), **_run_order(head)}  # every URN a change can have
+    result.resources.sort(key=lambda c: (rank[c.key], c.key))
     result.outputs = input_changes(base.get("outputs", {}), head.get("outputs", {}))
     return result
 

@@ -185,7 +185,8 @@ def classify(
     fates: list[Fate] = []
     for urn in run_order(head):
         r = new[urn]
-        fate = _fate(r, old.get(matched.get(urn, "")), ops, new, provider_inputs, rules, matched)
+        before = old[matched[urn]] if urn in matched else None
+        fate = _fate(r, before, ops, new, provider_inputs, rules, matched)
         ops[urn] = fate.op
         fates.append(fate)
     for urn, r in old.items():

@@ -77,29 +77,33 @@ def _extend(rules: TypeRules, paths: Iterable[str]) -> TypeRules:
 
 def camel(path: str) -> str:
     """A Terraform attribute path in Pulumi's names: `create_vnic_details.subnet_id` ->
-    `createVnicDetails.subnetId`."""
-
-    def one(part: str) -> str:
-        head, *rest = part.split("_")
-        return head + "".join(w[:1].upper() + w[1:] for w in rest)
-
-    return ".".join(one(p) for p in path.split("."))
+    `createVnicDetails.subnetId`. Each `_x` becomes `X`, wherever it is, so the path need
+    not be split at its dots first."""
+    head, *rest = path.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
 
 
 def _flag(value: Any) -> bool:
     return bool(value["value"] if isinstance(value, dict) else value)
 
 
-def _read(name: str) -> Any:
-    return json.loads((RULES / name).read_text(encoding="utf-8"))
+def _read(folder: Path, name: str) -> Any:
+    return json.loads((folder / name).read_text(encoding="utf-8"))
 
 
 @cache
 def load_rules() -> Rules:
-    """The rules as `stacks/offline/replacements/` states them (see its rules.json)."""
-    how = _read("rules.json")
-    oci = _read("oci-terraform-forcenew.json")
-    k8s = _read("kubernetes-forcenew.json")
+    """The rules as `stacks/offline/replacements/` states them (see its rules.json), read
+    once per process."""
+    return rules_from(RULES)
+
+
+def rules_from(folder: Path) -> Rules:
+    """The rules a folder laid out as `stacks/offline/replacements/` states (`load_rules`
+    reads that one; a separate function so that what it reads is tested uncached)."""
+    how = _read(folder, "rules.json")
+    oci = _read(folder, "oci-terraform-forcenew.json")
+    k8s = _read(folder, "kubernetes-forcenew.json")
     exact: dict[str, TypeRules] = {}
     oci_how = how["oci"]
     for tf_type, token in oci_how["types"].items():
