@@ -1,8 +1,7 @@
 """The GPU set-up's critical path: Kubeflow Trainer's script against the gpu-cluster action.
 
-Offline, so it counts rather than times what a GPU runner does: the steps on the longest
-chain of waits, the downloads the set-up itself makes (and which of them a second run
-takes from the action's caches), and the blocking waits with their bounds.
+Offline, it counts what a GPU runner does: the steps on the longest chain of waits, the
+downloads (and which a second run takes from the action's caches), the bounded waits.
 
 - The script: `hack/e2e-setup-cluster.sh` with CLUSTER_TYPE=gpu (FIELD-NOTES §1, the
   nine steps; kubeflow/trainer), as the table below transcribes it. Each line runs after
@@ -14,9 +13,8 @@ takes from the action's caches), and the blocking waits with their bounds.
   and requirements.txt (wheels, plugins); what is cached is what action.yml's two
   actions/cache entries hold.
 
-Images pulled inside the cluster by the charts (operator, Trainer, JobSet) are the same
-for both and not counted. Also timed: the configure step itself (write + offline plan),
-the only part of the action that computes; median of --runs.
+Images the charts pull in the cluster are the same for both and not counted. Also timed
+(median of --runs): the configure step (write + offline plan), the action's only compute.
 
     .venv/bin/python bench/setup_critical_path.py [--runs N] [--markdown]
 """
@@ -122,9 +120,11 @@ ACTION_STEPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 )
 
 
-def plan_of_the_action(work: Path) -> dict[str, Any]:
-    """The stack configure.py writes for the default inputs, planned as the action plans it."""
-    project = work / "project"
+def plan_of_the_action(temp: Path) -> dict[str, Any]:
+    """configure.py's stack for the default inputs, planned in $RUNNER_TEMP/gpu-ci/NAME."""
+    work = temp / "gpu-ci" / "kind"
+    work.mkdir(parents=True)
+    project = temp / "project"
     project.mkdir()
     shutil.copy(REPO / "Pulumi.yaml", project / "Pulumi.yaml")
     (work / "env").write_text(
@@ -138,7 +138,8 @@ def plan_of_the_action(work: Path) -> dict[str, Any]:
         "INPUT_PLATFORM": "kubeflow",
         "INPUT_PULUMI_VERSION": "3.272.0",
     }
-    env = {**os.environ, **inputs, "GPU_CI_WORK": str(work), "GITHUB_OUTPUT": os.devnull}
+    env = {**os.environ, **inputs, "GPU_CI_WORK": str(work), "RUNNER_TEMP": str(temp)}
+    env["GITHUB_OUTPUT"] = os.devnull
     subprocess.run(
         [sys.executable, str(CONFIGURE)], env=env, check=True, capture_output=True, cwd=work
     )

@@ -23,6 +23,8 @@ from typing import Any
 
 from tests.components.host.sandbox import STUB, Run, Sandbox
 
+from .runner_commands import file_entries
+
 REPO = Path(__file__).resolve().parents[2]
 ACTION = REPO / ".github" / "actions" / "gpu-cluster"
 SCRIPTS = ACTION / "scripts"
@@ -112,6 +114,8 @@ class ActionSandbox:
 
     sandbox: Sandbox
     inputs: dict[str, str] = field(default_factory=dict)
+    overrides: dict[str, str] = field(default_factory=dict)
+    """Variables set over everything env() gives a step (GPU_CI_WORK, PATH, ...)."""
 
     def __post_init__(self) -> None:
         base = self.sandbox.base
@@ -119,7 +123,9 @@ class ActionSandbox:
         self.cache = base / "tool-cache" / "gpu-ci"
         self.project = base / "project"
         self.github = base / "github"
-        for path in (self.project, self.github, base / "host-stubs", base / "workspace"):
+        self.temp = base / "runner-temp"
+        self.workspace = base / "workspace"
+        for path in (self.project, self.github, base / "host-stubs", self.workspace, self.temp):
             path.mkdir(parents=True)
         shutil.copy(REPO / "Pulumi.yaml", self.project / "Pulumi.yaml")
         bin_ = self.sandbox.bin
@@ -162,12 +168,8 @@ class ActionSandbox:
         return path.read_text() if path.exists() else ""
 
     def step_outputs(self) -> dict[str, str]:
-        """GITHUB_OUTPUT, single-line `key=value` entries."""
-        values = {}
-        for line in self.github_file("output").splitlines():
-            key, _, value = line.partition("=")
-            values[key] = value
-        return values
+        """GITHUB_OUTPUT, read as the runner reads it (runner_commands.file_entries)."""
+        return dict(file_entries(self.github_file("output")))
 
     # --- running a step ------------------------------------------------------------------
     def env(self, **inputs: str) -> dict[str, str]:
@@ -188,8 +190,10 @@ class ActionSandbox:
             "GITHUB_OUTPUT": str(self.github / "output"),
             "GITHUB_ENV": str(self.github / "env"),
             "GITHUB_STEP_SUMMARY": str(self.github / "summary"),
-            "GITHUB_WORKSPACE": str(self.sandbox.base / "workspace"),
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "RUNNER_TEMP": str(self.temp),
             "GITHUB_ACTION_PATH": str(ACTION),
+            **self.overrides,
         }
 
     def run(self, step: str, *args: str, **inputs: str) -> Run:

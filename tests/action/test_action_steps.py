@@ -6,6 +6,7 @@ import json
 import re
 import stat
 
+import pytest
 import yaml
 
 from .action_sandbox import ARCHIVE, KUBECONFIG, SDK_URL, VERSION, ActionSandbox, sha256
@@ -230,8 +231,23 @@ def test_a_failed_destroy_is_annotated(runner: ActionSandbox) -> None:
     assert (runner.work / "kubeconfig").exists()  # kept: the cluster may still be there
 
 
-def test_an_unknown_command_fails_naming_it(runner: ActionSandbox) -> None:
-    run = runner.run("unknown-command", command="apply")
+def test_an_unknown_command_stops_in_the_first_step(runner: ActionSandbox) -> None:
+    """The inputs step (every command's first) refuses it: no later step runs."""
+    run = runner.run("inputs", command="apply")
     assert run.returncode == 1
-    assert "gpu-ci step command: input command must be up or destroy, not 'apply'" in run.stderr
-    assert "::error title=gpu-ci step command::" in run.stdout
+    assert run.stdout == (
+        "::error title=gpu-ci input command::input command 'apply': must be up (make the "
+        "cluster) or destroy (delete the one an up of this job made)\n"
+    )
+    assert run.stderr == (
+        "gpu-ci step inputs: stopped before anything was done: 1 problem(s) with the inputs, "
+        "each in an annotation above\n"
+    )
+    assert "cluster-name" not in runner.step_outputs()
+
+
+@pytest.mark.parametrize("command", ["up", "destroy"])
+def test_the_two_commands_pass_the_first_step(runner: ActionSandbox, command: str) -> None:
+    run = runner.run("inputs", command=command)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert runner.step_outputs()["cluster-name"] == "kind"

@@ -29,7 +29,10 @@ Python puts this folder first on sys.path):
     stack_file.py         stack-config merged over that config; Pulumi.<stack>.yaml written
     input_origins.py      which input set each key: a plan's problem in the inputs' words
     offline_plan.py       the offline plan, and what later steps read from it (plan.env)
-    workflow_commands.py  annotations, the step's log line, die, step outputs
+    careful_yaml.py       stack-config (only inside the workspace) and YAML-valued inputs,
+                          read through the program's careful reader
+    workflow_commands.py  annotations, log lines, die, step outputs: never a workflow
+                          command made of a value the workflow gave
 """
 
 from __future__ import annotations
@@ -38,9 +41,10 @@ import json
 import sys
 from pathlib import Path
 
+from careful_yaml import GpuCiError
 from given_inputs import InputProblem, env, fail
 from input_origins import Origins
-from inputs_config import config_from_inputs, host_arch, tool_inputs
+from inputs_config import CLUSTER_NAME, config_from_inputs, host_arch, tool_inputs
 from offline_plan import facts_of, plan, tools_key, versions_of
 from stack_file import NAMESPACE, build_config, nest, stack_config_file, write_stack_file
 from workflow_commands import die, log, write_output
@@ -53,6 +57,15 @@ def read_env_file(path: Path) -> dict[str, str]:
             key, _, value = line.partition("=")
             values[key] = value
     return values
+
+
+def env_file(header: str, values: dict[str, str]) -> str:
+    """KEY=VALUE lines for lib.sh's load_env, which reads one a line: a value with a line
+    break would add a line (a key) of its own, so it stops the step."""
+    for key, value in values.items():
+        if "\n" in value or "\r" in value:
+            die(f"the plan's {key} spans lines; no value of the plan does: report it")
+    return f"# {header}\n" + "".join(f"{k}={v}\n" for k, v in values.items())
 
 
 def configure(work: Path) -> None:
@@ -77,10 +90,8 @@ def configure(work: Path) -> None:
     facts = facts_of(snapshot, program)
     facts["GPU_CI_IMAGES"] = " ".join(images)
     facts["GPU_CI_PLATFORM"] = "true" if f"{NAMESPACE}:platform" in config else "false"
-    (work / "plan.env").write_text(
-        "# Read from the offline plan by the configure step.\n"
-        + "".join(f"{k}={v}\n" for k, v in facts.items())
-    )
+    header = "Read from the offline plan by the configure step."
+    (work / "plan.env").write_text(env_file(header, facts))
     versions = versions_of(snapshot, facts)
     (work / "versions.json").write_text(json.dumps(versions, indent=2) + "\n")
     count = len([r for r in snapshot["resources"] if r.get("custom")])
@@ -95,11 +106,33 @@ def phase(work: Path, name: str) -> None:
     paths = read_env_file(work / "env")
     stack_file = Path(paths["GPU_CI_PROJECT"]) / f"Pulumi.{paths['GPU_CI_STACK']}.yaml"
     config = json.loads((work / "stack.json").read_text())
-    write_stack_file(stack_file, paths["GPU_CI_STACK"], config, phase=name)
+    try:
+        write_stack_file(stack_file, paths["GPU_CI_STACK"], config, phase=name)
+    except GpuCiError as err:  # what `pulumi stack init` left there does not read
+        die(f"cannot rewrite {stack_file.name}: {err}")
+
+
+def work_folder() -> Path:
+    """GPU_CI_WORK, checked as lib.sh's work_folder checks it: $RUNNER_TEMP/gpu-ci/NAME for
+    a cluster name NAME, not a symlink (the step reads and writes only there)."""
+    work = Path(env("GPU_CI_WORK"))
+    temp = env("RUNNER_TEMP")
+    if (
+        not temp.startswith("/")
+        or work != Path(temp) / "gpu-ci" / work.name
+        or not CLUSTER_NAME.fullmatch(work.name)
+        or work.is_symlink()
+        or work.parent.is_symlink()
+    ):
+        die(
+            f"the cluster's folder '{work}' is not $RUNNER_TEMP/gpu-ci/NAME for a kind "
+            "cluster name NAME"
+        )
+    return work
 
 
 def main(argv: list[str]) -> None:
-    work = Path(env("GPU_CI_WORK"))
+    work = work_folder()
     if not (work / "env").is_file():
         die(f"{work}/env is missing: the action's prepare step has not run")
     if argv[:1] == ["phase"] and len(argv) == 2:

@@ -9,10 +9,17 @@
 # packages stay, as for every `local` stack. Nothing to destroy (no `up` ran, or it failed
 # before creating the stack) is no error: one warning names the cluster looked for.
 # Environment (action.yml): GPU_CI_WORK, INPUT_CLUSTER_NAME (the cluster-name, resolved).
+# Both are checked before anything is read (the inputs step checked the name too): the
+# state, the env files and the Pulumi CLI come from this cluster's folder under
+# $RUNNER_TEMP/gpu-ci, never from a folder a cluster-name such as `../../x` would name.
 GPU_CI_STEP=destroy
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-cluster="${INPUT_CLUSTER_NAME:-${GPU_CI_WORK##*/}}"
+cluster="${INPUT_CLUSTER_NAME:-}"
+is_cluster_name "$cluster" || die "input cluster-name '$cluster' is not a kind cluster name \
+(lowercase letters, digits and '-', at most 32); nothing was destroyed"
+[ "${GPU_CI_WORK##*/}" = "$cluster" ] || die "GPU_CI_WORK ($GPU_CI_WORK) is not the folder of cluster $cluster"
+work_folder
 
 # nothing_to_destroy WHY: a warning (once) naming the cluster looked for; exit 0.
 nothing_to_destroy() {
@@ -47,8 +54,10 @@ if [ -n "$GPU_CI_K8S_PROVIDER_URN" ]; then
 fi
 
 rc=0
+stop_commands  # pulumi's output repeats values of the stack: text, never workflow commands
 "${pulumi[@]}" destroy --stack "$stack" --yes --skip-preview --suppress-progress \
   --message "gpu-cluster action: destroy" 2>&1 | tee "$GPU_CI_WORK/destroy.log" || rc=$?
+resume_commands
 if [ "$rc" -ne 0 ]; then
   while IFS= read -r line; do
     if [[ $line =~ gpu-ci\ step\ ([a-z0-9-]+):\ (.*)$ ]]; then

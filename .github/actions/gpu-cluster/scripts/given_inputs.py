@@ -41,7 +41,17 @@ class Given:
 
     def __str__(self) -> str:
         where = f" line {self.line + 1}" if self.line is not None else ""
-        return f"{self.name}{where} " + (f"'{self.value}'" if self.value else "(empty)")
+        return f"{self.name}{where} " + (f"'{shown(self.value)}'" if self.value else "(empty)")
+
+
+SHOWN = 120
+"""The characters of a value a message repeats (an alias bomb need not fill the log)."""
+
+
+def shown(value: str) -> str:
+    if len(value) <= SHOWN:
+        return value
+    return f"{value[:SHOWN]}... ({len(value)} characters)"
 
 
 def given(name: str, line: int | None = None) -> Given:

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Step inputs, the first for every command: helm/kind-action's inputs, which a workflow
-# moved over from kind-action may still give, each taken as an alias of this action's
-# input where it means the same (cluster_name, node_image) or refused, naming what to use
-# instead, never ignored; then the cluster's name, checked (the later steps keep its state
-# in a folder named after it). Each problem is one annotation titled after its input that
-# names the input and the value given; then one line counts them and the step exits 1.
-# Environment (action.yml): INPUT_CLUSTER_NAME, INPUT_NODE_IMAGE, and KIND_ACTION_<NAME>
-# for each kind-action input NAME. Outputs: cluster-name and node-image (the alias's value
-# where the workflow gave that), aliases (`cluster-name=cluster_name`: the names configure
-# gives its problems).
+# Step inputs, the first for every command, before any other step reads an input: the
+# command (up or destroy); helm/kind-action's inputs, which a workflow moved over from
+# kind-action may still give, each taken as an alias of this action's input where it
+# means the same (cluster_name, node_image) or refused, naming what to use instead, never
+# ignored; then the cluster's name, checked (the later steps keep its state in a folder
+# named after it, $RUNNER_TEMP/gpu-ci/NAME). Each problem is one annotation titled after
+# its input that names the input and the value given (escaped: a line break in a value
+# never reaches the runner as a workflow command); then one line counts them and the step
+# exits 1, and no later step runs.
+# Environment (action.yml): INPUT_COMMAND, INPUT_CLUSTER_NAME, INPUT_NODE_IMAGE, and
+# KIND_ACTION_<NAME> for each kind-action input NAME. Outputs: cluster-name and node-image
+# (the alias's value where the workflow gave that), aliases (`cluster-name=cluster_name`:
+# the names configure gives its problems).
 GPU_CI_STEP=inputs
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -50,6 +53,14 @@ clean-up"
 )
 readonly FLAGS=" install_only registry registry_enable_delete ignore_failed_clean "
 
+# action.yml's steps run on `inputs.command == 'up'` (or 'destroy'), which GitHub compares
+# ignoring case: only the two words as written are taken.
+command="${INPUT_COMMAND-up}"
+case "$command" in
+  up | destroy) ;;
+  *) problem command "$command" "must be up (make the cluster) or destroy (delete the one an up of this job made)" ;;
+esac
+
 for input in version config kubeconfig wait verbosity kubectl_version install_only \
   ignore_failed_clean registry registry_image registry_name registry_port registry_enable_delete; do
   variable="KIND_ACTION_${input^^}"
@@ -74,7 +85,7 @@ if [ -n "${KIND_ACTION_CLUSTER_NAME:-}" ]; then
   name_input=cluster_name
   aliases+=(cluster-name=cluster_name)
 fi
-[[ $name =~ ^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$ ]] ||
+is_cluster_name "$name" ||
   problem "$name_input" "$name" \
     "is not a kind cluster name (lowercase letters, digits and '-', at most 32)"
 

@@ -7,12 +7,14 @@ import platform
 import re
 from typing import Any
 
-import yaml
+from careful_yaml import GpuCiError, read_input
 from given_inputs import InputProblem, env, given, input_variable, lines
 from stack_file import NAMESPACE
 from workflow_commands import die
 
 CRITERION = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
+CLUSTER_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?")
+"""A kind cluster name as the action takes it (lib.sh's CLUSTER_NAME: a folder's name)."""
 IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")
 
 
@@ -35,17 +37,14 @@ def flag(name: str, default: bool, problems: list[InputProblem]) -> bool:
 def gpu_layout(text: str, problems: list[InputProblem]) -> Any:
     if text in ("all", "one-per-gpu"):
         return text
+    shape = "must be all, one-per-gpu or a list of GPU indexes per worker such as [[0], [1]]"
     try:
-        layout = yaml.safe_load(text)
-    except yaml.YAMLError:
-        layout = None
+        layout = read_input(text, "gpus")
+    except GpuCiError as err:  # not YAML, or past its bounds (an alias bomb, deep nesting)
+        problems.append(InputProblem((given("gpus"),), f"{shape} ({err})"))
+        return "all"
     if not isinstance(layout, list):
-        problems.append(
-            InputProblem(
-                (given("gpus"),),
-                "must be all, one-per-gpu or a list of GPU indexes per worker such as [[0], [1]]",
-            )
-        )
+        problems.append(InputProblem((given("gpus"),), shape))
         return "all"
     return layout
 
@@ -127,8 +126,16 @@ def platform_from_inputs(problems: list[InputProblem]) -> dict[str, Any] | None:
 def config_from_inputs(problems: list[InputProblem]) -> dict[str, Any]:
     """The stack config the inputs describe, as `gpu-ci:` keys (before stack-config);
     INPUT_KEYS and ACTION_KEYS name who sets each key. A bad input is added to `problems`."""
+    name = env("INPUT_CLUSTER_NAME", "kind")
+    if not CLUSTER_NAME.fullmatch(name):
+        problems.append(
+            InputProblem(
+                (given("cluster-name"),),
+                "is not a kind cluster name (lowercase letters, digits and '-', at most 32)",
+            )
+        )
     cluster: dict[str, Any] = {
-        "name": env("INPUT_CLUSTER_NAME", "kind"),
+        "name": name,
         "gpus": gpu_layout(env("INPUT_GPUS", "all"), problems),
         # The job's own steps are the only clients: the API server stays off the runner's
         # public address (kind's own default; gpu-ci's is 0.0.0.0, for remote deployers).

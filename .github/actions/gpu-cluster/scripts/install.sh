@@ -13,11 +13,20 @@
 GPU_CI_STEP=install
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_folder
 load_env
 load_env "$GPU_CI_WORK/plan.env"
 
-version="${INPUT_PULUMI_VERSION:?}"
+# The inputs again (configure checked them): they name a URL and a file.
+version="${INPUT_PULUMI_VERSION:-}"
 pinned="${INPUT_PULUMI_SHA256:-}"
+[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "input pulumi-version '$version' must be X.Y.Z"
+[[ $pinned =~ ^([0-9a-f]{64})?$ ]] ||
+  die "input pulumi-sha256 '$pinned' must be 64 lowercase hex characters (or empty)"
+# A mirror serves the checksums file too: a digest from it would check nothing.
+if [ -n "${GPU_CI_PULUMI_DOWNLOADS:-}" ] && [ -z "$pinned" ]; then
+  die "GPU_CI_PULUMI_DOWNLOADS (a mirror) needs input pulumi-sha256: the mirror's own checksums file would check nothing"
+fi
 case "$(uname -m)" in
   x86_64 | amd64) arch=x64 ;;
   aarch64 | arm64) arch=arm64 ;;

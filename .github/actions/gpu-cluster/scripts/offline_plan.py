@@ -14,7 +14,7 @@ from typing import Any
 
 from given_inputs import env, fail
 from input_origins import Origins
-from workflow_commands import annotate, die
+from workflow_commands import annotate, die, untrusted
 
 TOOLS_PARAMS = (
     "BINDIR",
@@ -45,8 +45,8 @@ def plan(program: Path, project: Path, stack: str, out: Path, origins: Origins) 
         text=True,
         check=False,
     )
-    sys.stdout.write(done.stdout)
     error: list[str] = []  # the `error: ` line and all after it: the CLI stops there
+    relayed: list[str] = []  # the rest: it may repeat values of the inputs, so as text only
     for line in done.stderr.splitlines():
         if error or line.startswith("error: "):
             error.append(line.removeprefix("error: ") if not error else line)
@@ -54,7 +54,8 @@ def plan(program: Path, project: Path, stack: str, out: Path, origins: Origins) 
             warning = origins.warning(line.removeprefix("warning: "))
             annotate("warning", warning.text, warning.title)
         else:
-            print(line, file=sys.stderr)
+            relayed.append(line)
+    untrusted(done.stdout + "".join(f"{line}\n" for line in relayed))
     if done.returncode != 0:
         fail(origins.problems_in(error, stack))
     result: dict[str, Any] = json.loads(out.read_text())

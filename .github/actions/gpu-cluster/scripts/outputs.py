@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+import workflow_commands
+from workflow_commands import file_command
+
 STEP = "up"
 
 
 def die(cause: str) -> NoReturn:
-    print(f"gpu-ci step {STEP}: {cause}", file=sys.stderr, flush=True)
-    escaped = cause.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    print(f"::error title=gpu-ci step {STEP}::{escaped}", flush=True)
-    sys.exit(1)
+    workflow_commands.die(cause, STEP)
 
 
 def append(variable: str, text: str) -> None:
@@ -80,6 +80,8 @@ def main() -> None:
         outputs = json.load(sys.stdin)
     except json.JSONDecodeError as err:
         die(f"pulumi stack output --json printed no JSON ({err})")
+    except RecursionError:
+        die("pulumi stack output --json printed values nested too deep to read")
     if not isinstance(outputs, dict):
         die("pulumi stack output --json printed no object")
     kubeconfig = outputs.get("kubeconfig")
@@ -94,11 +96,13 @@ def main() -> None:
     values = {"kubeconfig": str(path), **facts_of(outputs, versions)}
     public = {k: v for k, v in outputs.items() if k != "kubeconfig"}
     (work / "outputs.json").write_text(json.dumps(public, indent=2, sort_keys=True) + "\n")
-    append("GITHUB_OUTPUT", "".join(f"{k}={v}\n" for k, v in values.items()))
-    append("GITHUB_ENV", f"KUBECONFIG={path}\n")
+    # A value with a line break (a GPU's name, say) in the heredoc form: never an output
+    # or a variable of its own.
+    append("GITHUB_OUTPUT", "".join(file_command(k, v) for k, v in values.items()))
+    append("GITHUB_ENV", file_command("KUBECONFIG", str(path)))
     append("GITHUB_STEP_SUMMARY", summary(values, versions))
     shown = {k: v for k, v in values.items() if k not in ("versions",)}
-    print(f"gpu-ci step {STEP}: cluster ready: {json.dumps(shown)}", file=sys.stderr)
+    workflow_commands.log(f"cluster ready: {json.dumps(shown)}", STEP)
 
 
 if __name__ == "__main__":

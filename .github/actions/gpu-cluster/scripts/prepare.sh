@@ -5,14 +5,17 @@
 # runner's tool cache, a path that is the same on every run, as a cached virtualenv needs),
 # GPU_CI_BASE_PYTHON and GPU_CI_PYTHON_VERSION (actions/setup-python's outputs),
 # GITHUB_ACTION_PATH. GPU_CI_PROJECT, when set, is where the stack file goes (tests);
-# otherwise the program's own folder, as `pulumi up` needs.
+# otherwise the program's own folder, as `pulumi up` needs. The Pulumi CLI is not among the
+# paths: every step takes it from $GPU_CI_WORK/pulumi (lib.sh's work_folder).
 GPU_CI_STEP=prepare
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 name="${INPUT_CLUSTER_NAME:-}"
-[[ $name =~ ^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$ ]] ||
+is_cluster_name "$name" ||
   die "cluster-name '$name' is not a kind cluster name (lowercase letters, digits and '-', at most 32)"
+[ "${GPU_CI_WORK##*/}" = "$name" ] || die "GPU_CI_WORK ($GPU_CI_WORK) is not the folder of cluster $name"
+work_folder
 : "${GPU_CI_CACHE:?GPU_CI_CACHE is not set (action.yml sets it)}"
 [ -x "${GPU_CI_BASE_PYTHON:-}" ] ||
   die "no Python at '${GPU_CI_BASE_PYTHON:-}' (actions/setup-python's python-path)"
@@ -42,7 +45,6 @@ python_key="gpu-ci-venv-v1-linux-$arch-py$python_version-${requirements:0:32}-${
   echo "GPU_CI_VENV=$GPU_CI_CACHE/venv"
   echo "GPU_CI_BASE_PYTHON=$GPU_CI_BASE_PYTHON"
   echo "GPU_CI_PYTHON_KEY=$python_key"
-  echo "GPU_CI_PULUMI=$GPU_CI_WORK/pulumi/pulumi"
 } >"$GPU_CI_WORK/env"
 
 output python-key "$python_key"

@@ -5,6 +5,7 @@
 GPU_CI_STEP=python-env
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_folder
 load_env
 
 # The lock on stdin less pulumi-oci's entry: its requirement line and the indented hash and

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from careful_yaml import GpuCiError, read_stack_file, workspace_file
 from given_inputs import InputProblem, env, given
 
 NAMESPACE = "gpu-ci"
@@ -34,21 +35,17 @@ def has_secure(value: Any) -> bool:
 
 
 def stack_config_file(problems: list[InputProblem]) -> dict[str, Any]:
-    """The `config:` of the stack-config input (a path in the workspace), or nothing."""
+    """The `config:` of the stack-config input (a path in the workspace), or nothing: read
+    only inside the workspace, and as carefully as the program reads a stack file."""
     given_path = env("INPUT_STACK_CONFIG")
     if not given_path:
         return {}
-    path = Path(given_path)
-    if not path.is_absolute():
-        path = Path(env("GITHUB_WORKSPACE", ".")) / path
     source = (given(STACK_CONFIG),)
     try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as err:
-        problems.append(InputProblem(source, f"cannot read it ({err.strerror})"))
-        return {}
-    except yaml.YAMLError as err:
-        problems.append(InputProblem(source, f"not YAML ({err})"))
+        workspace = env("GITHUB_WORKSPACE")
+        data = read_stack_file(workspace_file(given_path, workspace), Path(workspace).resolve())
+    except GpuCiError as err:
+        problems.append(InputProblem(source, str(err)))
         return {}
     if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
         problems.append(InputProblem(source, "expected a stack file with a `config:` map"))
@@ -112,8 +109,9 @@ def build_config(
 def write_stack_file(path: Path, stack: str, config: dict[str, Any], *, phase: str) -> None:
     kept: dict[str, Any] = {}
     if path.is_file():
-        old = yaml.safe_load(path.read_text()) or {}
-        kept = {k: old[k] for k in KEPT_TOP_LEVEL if k in old}
+        old = read_stack_file(path)
+        if isinstance(old, dict):
+            kept = {k: old[k] for k in KEPT_TOP_LEVEL if k in old}
     if phase == "cluster":
         config = {k: v for k, v in config.items() if k != f"{NAMESPACE}:platform"}
     header = (

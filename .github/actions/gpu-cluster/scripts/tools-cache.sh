@@ -18,6 +18,7 @@
 GPU_CI_STEP=tools-cache
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_folder
 load_env
 load_env "$GPU_CI_WORK/plan.env"
 

@@ -9,10 +9,12 @@
 # the first made (tests/action: the offline plans' diff is creates only).
 #
 # A failed update names the host step that failed: each `gpu-ci step <name>: <cause>` line
-# in the update's log becomes an annotation, then this step fails naming itself.
+# in the update's log becomes an annotation, then this step fails naming itself. While the
+# update runs, workflow commands are off (lib.sh's stop_commands): its output is text.
 GPU_CI_STEP=up
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_folder
 load_env
 load_env "$GPU_CI_WORK/plan.env"
 pulumi_env
@@ -34,8 +36,10 @@ mkdir -p "$GPU_CI_WORK/state"
 update() {
   local log="$GPU_CI_WORK/up-$1.log" rc=0 line name cause seen=" "
   log "pulumi up ($1)"
+  stop_commands  # pulumi's output repeats values of the stack: text, never workflow commands
   "${pulumi[@]}" up --stack "$stack" --yes --skip-preview --suppress-progress \
     --message "gpu-cluster action: $1" 2>&1 | tee "$log" || rc=$?
+  resume_commands
   [ "$rc" -eq 0 ] && return 0
   while IFS= read -r line; do
     if [[ $line =~ gpu-ci\ step\ ([a-z0-9-]+):\ (.*)$ ]]; then

@@ -1,11 +1,22 @@
-"""The workflow commands the configure step prints: `::error`/`::warning` annotations
-(escaped as GitHub reads them), the step's log line, `die`, and its step outputs."""
+"""What the action's Python steps print for the runner: `::error`/`::warning` annotations,
+the step's log lines, `die`, output that is not the step's own, and step outputs.
+
+The runner reads every line a step prints, stdout and stderr, for workflow commands:
+`::NAME PROPS::DATA` at the start of a line (after spaces), and the older `##[NAME]DATA`
+anywhere in one (actions/runner src/Runner.Common/ActionCommand.cs @079cdb1, TryParseV2
+and TryParse). A value the workflow gave, printed as it is, could be a command of its own
+(`::set-output ...`, `##[add-mask]...`), so each printer here makes that impossible:
+annotations are escaped as @actions/core escapes them, log lines also break `##[`, the
+offline plan's output goes between stop-commands and a random resume token, and a step
+output that spans lines goes in the heredoc form with a random delimiter.
+"""
 
 from __future__ import annotations
 
 import os
+import secrets
 import sys
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 STEP = "configure"
 TITLE = f"gpu-ci step {STEP}"
@@ -13,31 +24,71 @@ TITLE = f"gpu-ci step {STEP}"
 
 def escape_data(text: str) -> str:
     """A workflow command's message: % CR LF escaped, so that a value with a line break
-    stays in its one annotation and cannot start a workflow command of its own."""
+    stays in its one annotation and cannot start a workflow command of its own
+    (@actions/core packages/core/src/command.ts @a944251, escapeData)."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:
-    """A workflow command's property (`title=`): the message's escapes, and `:` and `,`."""
+    """A workflow command's property (`title=`): the message's escapes, and `:` and `,`
+    (command.ts, escapeProperty)."""
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def escape_log(text: str) -> str:
+    """Text on a log line of ours: one line (escape_data), and `##[`, which the runner reads
+    as a command anywhere in a line (ActionCommand.cs, TryParse), broken as `##%5B`."""
+    return escape_data(text).replace("##[", "##%5B")
+
+
 def annotate(level: str, message: str, title: str = TITLE) -> None:
+    """On stdout, flushed: before the log lines that follow it (stderr is line-buffered),
+    such as the one that counts the problems `above`."""
     print(f"::{level} title={escape_property(title)}::{escape_data(message)}", flush=True)
 
 
-def die(cause: str) -> NoReturn:
-    print(f"gpu-ci step {STEP}: {cause}", file=sys.stderr, flush=True)
-    annotate("error", cause)
+def log(message: str, step: str = STEP) -> None:
+    print(f"gpu-ci step {step}: {escape_log(message)}", file=sys.stderr)
+
+
+def die(cause: str, step: str = STEP) -> NoReturn:
+    log(cause, step)
+    annotate("error", cause, f"gpu-ci step {step}")
     sys.exit(1)
 
 
-def log(message: str) -> None:
-    print(f"gpu-ci step {STEP}: {message}", file=sys.stderr, flush=True)
+def untrusted(text: str, out: TextIO | None = None) -> None:
+    """`text`, output that is not the step's own (it may repeat values the workflow gave),
+    printed with workflow commands off: `::stop-commands::TOKEN` before it, `::TOKEN::`
+    after (ActionCommandManager.cs @02523b9, TryProcessCommand), on stdout, where the
+    annotations go, so that the runner reads the three in order. TOKEN is random, so
+    nothing in `text` can turn commands back on."""
+    if not text:
+        return
+    stream = out or sys.stdout
+    token = f"gpu-ci-{secrets.token_hex(16)}"
+    if token in text:
+        die("output to print holds the random token that would end it; run the step again")
+    body = text if text.endswith("\n") else text + "\n"
+    stream.write(f"::stop-commands::{token}\n{body}::{token}::\n")
+    stream.flush()
 
 
-def write_output(key: str, value: str) -> None:
-    target = os.environ.get("GITHUB_OUTPUT")
+def file_command(key: str, value: str) -> str:
+    """`key=value` for GITHUB_OUTPUT or GITHUB_ENV; a value with a line break in the
+    heredoc form with a random delimiter, as @actions/core's prepareKeyValueMessage writes
+    it, so that no line of it is read as an entry of its own (actions/runner
+    src/Runner.Worker/FileCommandManager.cs @28a6301, EnvFileKeyValuePairs)."""
+    if "\n" not in value and "\r" not in value:
+        return f"{key}={value}\n"
+    delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+    if delimiter in value:
+        die(f"output {key} holds its own random delimiter; run the step again")
+    return f"{key}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+def write_output(key: str, value: str, variable: str = "GITHUB_OUTPUT") -> None:
+    target = os.environ.get(variable)
     if target:
         with open(target, "a", encoding="utf-8") as out:
-            out.write(f"{key}={value}\n")
+            out.write(file_command(key, value))
