@@ -163,6 +163,15 @@ class NvkindClusterSpec(BaseModel):
         description="`all`: one worker with every GPU; `one-per-gpu`: a worker each; or a "
         "list of GPU indexes per worker, `[[0], [1, 2]]`",
     )
+    expectGpus: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="default: the GPUs `gpus` gives the workers (from the VM shape or "
+        "`host.gpus`), waited for; set, the physical GPUs the cluster must advertise as "
+        "`nvidia.com/gpu`, checked after deploying; 2+: also an NCCL all-reduce, and no "
+        "time-slicing",
+    )
     workerLabels: dict[str, str] = Field(
         default_factory=dict,
         description="every worker's node labels (GPU workers also get "
@@ -263,6 +272,35 @@ class NvkindClusterSpec(BaseModel):
         image = self.nodeImage or default_node_image(self.kindVersion)
         check_node_image(image, self.kindVersion, require_published=True)
         return self
+
+    def layout_gpus(self, host_gpus: int | None) -> int | None:
+        """The GPUs `gpus` gives the workers of a host with `host_gpus` (None: unknown):
+        every one for `all` and `one-per-gpu`, the listed indexes otherwise."""
+        if isinstance(self.gpus, str):
+            return host_gpus
+        return sum(len(worker) for worker in self.gpus)
+
+    def expected_gpus(self, host_gpus: int | None) -> int | None:
+        """The physical GPUs the cluster must advertise: `expectGpus`, else the layout's
+        (None when neither is known: any non-zero count then)."""
+        return self.expectGpus if self.expectGpus is not None else self.layout_gpus(host_gpus)
+
+    def most_per_worker(self, host_gpus: int | None) -> int | None:
+        """The most GPUs one worker gets (what one pod can ask for); None when unknown."""
+        if self.gpus == "one-per-gpu":
+            return 1
+        if self.gpus == "all":
+            return host_gpus
+        return max(len(worker) for worker in self.gpus)
+
+    def gpu_beyond(self, host_gpus: int) -> tuple[int, int] | None:
+        """(worker, index) of the first listed GPU a host with `host_gpus` does not have."""
+        if isinstance(self.gpus, str):
+            return None
+        return next(
+            ((w, i) for w, indexes in enumerate(self.gpus) for i in indexes if i >= host_gpus),
+            None,
+        )
 
     @property
     def node_image(self) -> str:

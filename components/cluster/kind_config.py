@@ -42,13 +42,12 @@ def nvkind_layout(spec: NvkindClusterSpec, gpu_count: int) -> tuple[tuple[str, .
         return (("all",),)
     if spec.gpus == "one-per-gpu":
         return tuple((str(index),) for index in range(gpu_count))
-    for worker, indexes in enumerate(spec.gpus):
-        for index in indexes:
-            if index >= gpu_count:
-                raise ClusterSpecError(
-                    f"gpus: worker {worker} is given GPU {index}, but the host has {gpu_count} "
-                    f"GPU(s) (indexes 0-{gpu_count - 1}); fix the index lists in `gpus`"
-                )
+    if beyond := spec.gpu_beyond(gpu_count):
+        worker, index = beyond
+        raise ClusterSpecError(
+            f"gpus: worker {worker} is given GPU {index}, but the host has {gpu_count} "
+            f"GPU(s) (indexes 0-{gpu_count - 1}); fix the index lists in `gpus`"
+        )
     return tuple(tuple(str(index) for index in indexes) for indexes in spec.gpus)
 
 

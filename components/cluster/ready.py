@@ -13,6 +13,7 @@ alias keeps that resource, so a deployed stack updates nothing for the move.
 from __future__ import annotations
 
 import pulumi
+from pydantic import Field
 
 from components.base import ComponentArgs, child, upstream
 from components.cluster.nvkind import NvkindCluster
@@ -28,6 +29,8 @@ DEFAULT_TIMEOUT_SECONDS = 600
 class ClusterReadyArgs(ComponentArgs):
     cluster: NvkindCluster
     timeout_seconds: int = DEFAULT_TIMEOUT_SECONDS
+    expected_gpus: int | None = Field(None, ge=1)
+    """The GPUs to wait for (the layout's); default: the host's count, else any."""
 
 
 class ClusterReady(pulumi.ComponentResource):
@@ -46,7 +49,7 @@ class ClusterReady(pulumi.ComponentResource):
         cluster = args.cluster
         params = ClusterReadyParams.for_cluster(
             cluster.params,
-            expected_gpus=cluster.gpu_count or 1,
+            expected_gpus=args.expected_gpus or cluster.gpu_count or 1,
             timeout_seconds=args.timeout_seconds,
         )
         script = render_script(Step.CLUSTER_READY, params)

@@ -24,6 +24,7 @@ from components.pins import CHECK_PINS
 from components.platform.chainsaw_tests import go_duration
 from components.platform.check_plan import GPU_RESOURCE, RUNTIME_CLASS, CheckPlan
 from components.platform.health_model import ClusterCheck
+from components.platform.runtime_patch import SHM_PATH, SHM_VOLUME
 
 CHECKS_NAMESPACE = "gpu-ci-checks"
 CHECKS_ACCOUNT = "gpu-ci-checks"
@@ -119,7 +120,10 @@ def chainsaw_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
 
 
 def gpu_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
-    """`check.command` in `check.image` with `check.gpus` GPUs under RuntimeClass `nvidia`."""
+    """`check.command` in `check.image` with `check.gpus` GPUs under RuntimeClass `nvidia`;
+    with several, a memory-backed /dev/shm, as the Trainer runtimes get (NCCL's transport
+    between the processes of one pod: a container's default is 64 MiB)."""
+    shm = check.gpus > 1
     return {
         "runtimeClassName": RUNTIME_CLASS,
         "automountServiceAccountToken": False,
@@ -131,8 +135,10 @@ def gpu_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
                 "command": list(check.command),
                 "resources": {"limits": {GPU_RESOURCE: check.gpus}},
                 "terminationMessagePolicy": "FallbackToLogsOnError",
+                **({"volumeMounts": [{"name": SHM_VOLUME, "mountPath": SHM_PATH}]} if shm else {}),
             }
         ],
+        **({"volumes": [{"name": SHM_VOLUME, "emptyDir": {"medium": "Memory"}}]} if shm else {}),
     }
 
 

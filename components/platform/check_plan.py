@@ -17,8 +17,10 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from components.pins import CHECK_PINS
+from components.platform.gpu_checks import GpuExpectation, gpu_checks
 from components.platform.health_checks import health_tests
 from components.platform.health_model import (
     DEFAULT_TIMEOUT_S,
@@ -32,6 +34,9 @@ from components.platform.overrides import PlatformError, PlatformOverrides
 from recipes.catalog import Catalog
 from recipes.model import ComponentRef
 from recipes.result import RecipeResult
+
+if TYPE_CHECKING:
+    from components.platform.gpu_sharing import GpuSharing
 
 SMOKE_CHECK = "check-nvidia-smi"
 RUNTIME_CLASS = "nvidia"
@@ -89,11 +94,16 @@ def plan_checks(
     catalog: Catalog | None = None,
     revisions: Mapping[str, str] | None = None,
     default_timeout_s: int = DEFAULT_TIMEOUT_S,
+    gpus: tuple[GpuExpectation | None, GpuSharing | None] = (None, None),
 ) -> CheckPlan:
     """The checks for `recipe` given the components actually deployed (`revisions`: each
-    one's deployed revision); raises PlatformError for a health check that cannot run."""
+    one's deployed revision) and the cluster's GPUs (`gpus`: what the stack expects, how the
+    device plugin shares them: `gpu_checks.py`); raises PlatformError for a health check
+    that cannot run."""
     names = [c.name for c in deployed]
     checks: list[ClusterCheck] = [smoke_check(names, default_timeout_s)]
+    gpu, gpu_not_run = gpu_checks(*gpus, names)
+    checks += gpu
     for test in health_tests(catalog, list(deployed)):
         budget = test.budget_s or default_timeout_s - MARGIN_S
         checks.append(
@@ -112,7 +122,7 @@ def plan_checks(
     known = dict(revisions or {})
     return CheckPlan(
         checks=tuple(replace(c, revision=_revision(c.covers, known)) for c in checks),
-        not_run=not_run,
+        not_run={**gpu_not_run, **not_run},
         covered=covered,
     )
 

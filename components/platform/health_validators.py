@@ -53,7 +53,8 @@ NOT_RUN = {
     "cluster-autoscaling": f"needs Karpenter; {_SINGLE_NODE} does not autoscale",
     "slinky-slurm-health": "needs Slinky Slurm, which gpu-ci's recipes do not deploy",
     "slinky-slurm-imex-channel": "needs Slinky Slurm and an IMEX domain",
-    "nccl-all-reduce-bw": "an all-reduce bandwidth benchmark across GPUs; one A10 has no peer",
+    "nccl-all-reduce-bw": "AICR's bandwidth-threshold benchmark (its validator image); with "
+    "`cluster.expectGpus` of 2+, gpu-ci's nccl-all-reduce logs the bandwidth, no threshold",
     "nccl-all-reduce-bw-net": "NCCL over EFA or RoCE between nodes; "
     f"{_SINGLE_NODE} has no such fabric",
     "nccl-all-reduce-bw-nvls": "NCCL over an NVL72 IMEX domain (NVLink switches)",

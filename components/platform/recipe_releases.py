@@ -46,6 +46,7 @@ from pydantic import Field
 
 from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
 from components.platform.deployment_checks import DeploymentChecks, DeploymentChecksArgs
+from components.platform.gpu_checks import GpuExpectation
 from components.platform.manifests import ManifestObject
 from components.platform.overrides import PlatformOverrides
 from components.platform.release_plan import PSA_ENFORCE, ComponentPlan, PlatformPlan, plan_platform
@@ -67,6 +68,8 @@ class RecipeReleasesArgs(ComponentArgs):
     """Patch every Trainer runtime with runtimeClassName nvidia and /dev/shm (host decides)."""
     deployment_checks: bool = True
     """Run the recipe's deployment checks (GPU smoke Job, expected resources) after deploy."""
+    gpus: GpuExpectation | None = None
+    """What the cluster's layout gives it: adds the GPU checks (`gpu_checks.py`)."""
     release_timeout_s: int = Field(default=900, ge=60, le=3600)
 
 
@@ -93,6 +96,7 @@ class RecipeReleases(pulumi.ComponentResource):
             args.recipe,
             args.overrides,
             runtime_class_patch=args.runtime_class_patch,
+            gpus=args.gpus,
         )
         start = upstream(opts)
         self.namespaces = {

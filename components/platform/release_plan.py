@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.platform.check_plan import CheckPlan, plan_checks
+from components.platform.gpu_checks import GpuExpectation
+from components.platform.gpu_sharing import gpu_sharing
 from components.platform.manifests import ManifestObject, load_manifests
 from components.platform.overrides import ENABLED, PlatformError, PlatformOverrides
 from components.platform.runtime_patch import TRAINER_COMPONENT, runtime_patches, values_digest
@@ -193,8 +195,10 @@ def plan_platform(
     overrides: PlatformOverrides | None = None,
     *,
     runtime_class_patch: bool = False,
+    gpus: GpuExpectation | None = None,
 ) -> PlatformPlan:
-    """The deployable plan for `recipe` with stack-config `overrides` applied."""
+    """The deployable plan for `recipe` with stack-config `overrides` applied (`gpus`: what
+    the cluster's layout gives it, for the GPU checks)."""
     overrides = overrides or PlatformOverrides()
     overrides.check(recipe)
     refs = {c.name: c for c in recipe.componentRefs}
@@ -264,7 +268,7 @@ def plan_platform(
         disabled=tuple(disabled),
         namespaces=namespaces,
         runtime_patches=tuple(patches),
-        checks=plan_checks(recipe, deployed, catalog, revisions),
+        checks=plan_checks(recipe, deployed, catalog, revisions, gpus=(gpus, gpu_sharing(plans))),
         revision=revision,
         trainer_version=trainer.version if trainer else None,
         by_name=by_name,

@@ -22,9 +22,10 @@ from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
 from components.platform.chart_values import set_problems
 from components.platform.check_plan import check_problem
+from components.platform.gpu_sharing import gpu_sharing
 from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.platform_config import PlatformConfig
-from components.platform.release_plan import dangling_names
+from components.platform.release_plan import dangling_names, plan_platform
 from core.errors import GpuCiError
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.resolver import check_query, matching_overlays, no_match_message
@@ -53,8 +54,33 @@ def prepare_platform(cfg: StackConfig, check: ParamCheck) -> PreparedPlatform | 
     platform = cfg.platform
     assert platform is not None and platform.accelerator is not None  # set by validation
     prepared, problems = resolve_recipe(platform, platform.accelerator)
-    check.problems += problems
+    check.problems += problems + (sharing_problems(cfg, prepared) if prepared else [])
     return prepared
+
+
+def sharing_problems(cfg: StackConfig, prepared: PreparedPlatform) -> list[Problem]:
+    """A multi-GPU expectation (`cluster.expectGpus` of 2 or more) on a recipe whose device
+    plugin shares GPUs (`components/platform/gpu_sharing.py`): refused, with the switches."""
+    expect = cfg.cluster.expectGpus if cfg.cluster is not None else None
+    if expect is None or expect < 2:
+        return []
+    try:
+        planned = plan_platform(prepared.catalog, prepared.recipe, prepared.overrides)
+        sharing = gpu_sharing(planned.components)
+    except PlatformError:
+        return []  # what the platform plan refuses is reported when the layer plans it
+    if sharing is None:
+        return []
+    switches = " and ".join(f"`{item}`" for item in sharing.switch_off())
+    return [
+        Problem(
+            f"{NAMESPACE}:cluster.expectGpus",
+            f"expects {expect} GPUs for multi-GPU jobs, but the recipe's {sharing.describe()}: "
+            f"nvidia.com/gpu then counts {sharing.replicas} per GPU, a pod given {expect} may "
+            "get one GPU twice, and NCCL refuses two ranks on one device; turn the sharing "
+            f"off with gpu-ci:platform.set {switches}, or remove expectGpus [given: {expect}]",
+        )
+    ]
 
 
 def recipe_problems(values: Mapping[str, Any]) -> list[Problem]:

@@ -22,6 +22,7 @@ from components.observability.observability_config import ObservabilityConfig
 from components.oci.shapes import GPU_SHAPES
 from components.platform.platform_config import PlatformConfig
 from stacks.config.capacity import CapacityKeys
+from stacks.config.gpu_layout import check_layout
 from stacks.config.problems import KeyedError
 from stacks.config.usage import Usage
 
@@ -118,11 +119,7 @@ class StackConfig(CapacityKeys):
             )
         if host.target == "ssh":
             _api_server_address(host.address, cluster.apiServerPort)
-        if cluster.gpus == "one-per-gpu" and host.target != "oci-vm" and host.gpus is None:
-            raise ValueError(
-                "gpus: one-per-gpu needs the host's GPU count: set gpu-ci:host.gpus, or list "
-                "each worker's GPU indexes (gpus: [[0], [1]])"
-            )
+        check_layout(cluster, host, vm)  # its GPUs against the host's (gpu_layout.py)
         if host.target == "oci-vm" and vm is not None and vm.count != 1:
             raise ValueError(
                 f"an nvkind cluster lives on one host, but gpu-ci:vm.count is {vm.count}; "

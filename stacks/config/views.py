@@ -19,7 +19,9 @@ from components.host.runner_config import RunnerConfig
 from components.observability.observability_config import ObservabilityConfig
 from components.oci.network_config import NetworkConfig
 from components.oci.vm_config import VmCapacityConfig
+from components.platform.gpu_checks import GpuExpectation
 from components.platform.platform_config import PlatformConfig
+from stacks.config.gpu_layout import host_gpus
 from stacks.config.stack import NAMESPACE, StackConfig
 
 _T = TypeVar("_T")
@@ -89,6 +91,29 @@ class ClusterLayerConfig:
 
     spec: NvkindClusterSpec
     hosts: HostLayerConfig
+
+    @property
+    def host_gpus(self) -> int | None:
+        """The host's GPUs: the VM shape's or `host.gpus`; None when unknown."""
+        target = self.hosts.target
+        vm = target.vm if isinstance(target, VmHosts) else None
+        return host_gpus(self.hosts.host, vm).count
+
+    @property
+    def expected_gpus(self) -> int | None:
+        """The physical GPUs the cluster must advertise: `expectGpus`, else what the layout
+        gives the host's GPUs; None when neither is known (the readiness wait's count)."""
+        return self.spec.expected_gpus(self.host_gpus)
+
+    @property
+    def gpu_checks(self) -> GpuExpectation | None:
+        """What the GPU checks verify (`components/platform/gpu_checks.py`): asked for with
+        `expectGpus`, which validation held to the layout; None without it."""
+        expect = self.spec.expectGpus
+        if expect is None:
+            return None
+        per_worker = self.spec.most_per_worker(self.host_gpus)
+        return GpuExpectation(expect, expect >= 2, per_worker if per_worker else expect)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from components.host.cluster_params import (
 )
 from components.host.render import render_script
 from components.host.step import Step
+from components.platform.gpu_checks import GpuExpectation
 from stacks.config.param_keys import CLUSTER_KEYS
 from stacks.config.param_problems import ParamCheck
 from stacks.config.views import ClusterLayerConfig
@@ -53,7 +54,7 @@ def _cluster_steps(layer: ClusterLayerConfig, gpu_count: int | None) -> Prepared
     render_script(Step.NVKIND_CLUSTER, params)
     render_script(Step.NVKIND_CLUSTER_DELETE, NvkindClusterDeleteParams.for_cluster(params))
     render_script(Step.CLUSTER_KUBECONFIG, ClusterKubeconfigParams.for_cluster(params))
-    ready = ClusterReadyParams.for_cluster(params, expected_gpus=gpu_count or 1)
+    ready = ClusterReadyParams.for_cluster(params, expected_gpus=layer.expected_gpus or 1)
     render_script(Step.CLUSTER_READY, ready)
     return PreparedCluster(layer, params)
 
@@ -69,13 +70,17 @@ class ClusterLayer:
     cluster: NvkindCluster
     contract: ClusterOutputs
     exports: dict[str, Any]
+    expected_gpus: int | None = None
+    """The physical GPUs the cluster must advertise (`ClusterLayerConfig.expected_gpus`)."""
+    gpu_checks: GpuExpectation | None = None
+    """What the platform's GPU checks verify, when `expectGpus` asks for them."""
 
     def await_ready(self, after: list[pulumi.Resource]) -> ClusterReady:
         """The wait for Ready nodes and allocatable GPUs, after what installs the device
         plugin (`after`): the platform layer calls it once its releases exist."""
         return ClusterReady(
             self.cluster.pulumi_resource_name,
-            ClusterReadyArgs(cluster=self.cluster),
+            ClusterReadyArgs(cluster=self.cluster, expected_gpus=self.expected_gpus),
             pulumi.ResourceOptions(depends_on=after),
         )
 
@@ -108,4 +113,6 @@ def build_cluster_layer(prepared: PreparedCluster, machine: Machine) -> ClusterL
         cluster,
         contract,
         {"cluster": contract.model_dump(), "kubeconfig": cluster.kubeconfig},
+        prepared.config.expected_gpus,
+        prepared.config.gpu_checks,
     )

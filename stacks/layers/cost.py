@@ -43,9 +43,18 @@ class GpuPrice(BaseModel):
 _PRICE_SOURCE = (
     "OCI price list (oracle.com/cloud/price-list, Compute - GPU), as tabulated per shape in "
     "'Oracle Cloud GPU SKUs: Pricing, BYOL Rules and the Egress Trap' "
-    "(oraclelicensingexperts.com, 2026-04-14): VM.GPU.A10.1 ~$1.27/h, A100-v2.8 $32/h, "
-    "H100.8 $80/h"
+    "(oraclelicensingexperts.com, 2026-04-14): VM.GPU.A10.1 ~$1.27/h, VM.GPU.A10.2 ~$2.54/h, "
+    "A100-v2.8 $32/h, H100.8 $80/h"
 )
+
+SHAPE_LIST_PRICES: dict[str, float] = {
+    "VM.GPU.A10.1": 1.27,
+    "VM.GPU.A10.2": 2.54,
+    "BM.GPU.A100-v2.8": 32.00,
+    "BM.GPU.H100.8": 80.00,
+}
+"""USD per hour of each shape as the source above quotes it: the per-GPU prices below times
+the shape's GPU count must give these (tests/stacks/layers/test_costs.py)."""
 
 GPU_PRICES: dict[str, GpuPrice] = {
     p.gpuModel: p
@@ -101,6 +110,43 @@ def estimate(
         usage=usage,
         priceSource=price.source,
     )
+
+
+def compare_shapes(
+    shapes: list[str], usage: Usage, boot_volume_gbs: int = 512
+) -> list[CapacityCost]:
+    """One always-on VM of each shape next to the same jobs on VMs launched per job: what
+    a second GPU costs (VM.GPU.A10.2 against VM.GPU.A10.1), at `usage`."""
+    return [
+        estimate(
+            shape=name,
+            gpu_model=GPU_SHAPES[name].gpuModel,
+            gpus=GPU_SHAPES[name].gpuCount,
+            vms=1,
+            boot_volume_gbs=boot_volume_gbs,
+            usage=usage,
+        )
+        for name in shapes
+    ]
+
+
+def comparison_table(shapes: list[str], usage: Usage, boot_volume_gbs: int = 512) -> str:
+    """`compare_shapes` as a Markdown table, with what one job costs on a VM launched for
+    it (docs/multi-gpu.md#what-a-second-gpu-costs shows it)."""
+    rows = [
+        "| shape | GPUs | always on | scale-to-zero | break-even | per job |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    job_hours = (usage.minutesPerJob + usage.overheadMinutesPerJob) / 60
+    for cost in compare_shapes(shapes, usage, boot_volume_gbs):
+        hourly = GPU_PRICES[GPU_SHAPES[cost.shape].gpuModel].usdPerGpuHour * cost.gpus
+        boot_hourly = boot_volume_gbs * BOOT_VOLUME_USD_PER_GB_MONTH / HOURS_PER_MONTH
+        rows.append(
+            f"| {cost.shape} | {cost.gpus} | ${cost.alwaysOnMonthly:,.0f}/month "
+            f"| ${cost.scaleToZeroMonthly:,.0f}/month | {cost.breakEvenJobsPerDay:.1f} jobs/day "
+            f"| ${(hourly + boot_hourly) * job_hours:.2f} |"
+        )
+    return "\n".join(rows)
 
 
 def capacity_costs(

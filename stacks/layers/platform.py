@@ -123,6 +123,7 @@ def build_platform_layer(
             overrides=changes,
             runtime_class_patch=_runtime_class_patch(platform, recipe),
             deployment_checks=platform.deploymentChecks,
+            gpus=cluster.gpu_checks if cluster is not None else None,
         ),
         pulumi.ResourceOptions(provider=provider, depends_on=waits or None),
     )

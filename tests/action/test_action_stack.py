@@ -112,7 +112,7 @@ def test_the_written_stack_plans_offline_with_the_cli(
 ) -> None:
     done = cli_plan(default_stack.project, "gpu-cluster-kind", tmp_path / "plan.json")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("gpu-ci/gpu-cluster-kind: 30 resources (offline plan)")
+    assert done.stdout.startswith("gpu-ci/gpu-cluster-kind: 39 resources (offline plan)")
     again = json.loads((tmp_path / "plan.json").read_text())
     assert again == default_stack.plan()  # what the action's configure step planned
     kinds = {r["type"].split(":")[0] for r in again["resources"]}
@@ -249,10 +249,16 @@ def test_seed_step_6_gpu_operator_without_driver_time_sliced_and_waited_for(
     assert "platform-gpu-time-slicing-configmap-gpu-time-slicing-config" in depends_on(
         plan, "platform-gpu-operator"
     )
-    # "wait for operator pods; print allocatable GPUs": a rollout check Job, and the
-    # cluster-ready step that polls every node's allocatable nvidia.com/gpu.
-    check = resources(plan)["platform-checks-operator-health"]["inputs"]
-    assert "deployments.apps/gpu-operator" in json.dumps(check)
+    # "wait for operator pods; print allocatable GPUs": the operator-health check (a Chainsaw
+    # Test of the operator's Deployment), the gpu-operator health check (a node advertising
+    # nvidia.com/gpu), and the cluster-ready step that polls every node's allocatable GPUs.
+    (test,) = [
+        r["inputs"]["data"]["chainsaw-test.yaml"]
+        for r in plan["resources"]
+        if r["name"] == "platform-checks-operator-health" and r["type"].endswith(":ConfigMap")
+    ]
+    operator = yaml.safe_load(test)["spec"]["steps"][0]["try"][0]["assert"]["resource"]
+    assert (operator["kind"], operator["metadata"]["name"]) == ("Deployment", "gpu-operator")
     assert "nvidia.com/gpu" in step_script(plan, "cluster-cluster-ready")
     waits = waits_for(plan, "cluster-cluster-ready")
     assert "platform" in waits or "platform-gpu-operator" in waits

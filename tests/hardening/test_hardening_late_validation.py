@@ -100,17 +100,18 @@ LATE = [
         "gpu-ci:host.versions.nvkind.binaryUrl: not an https:// URL without spaces, quotes",
         id="nvkind-binary-url-quote",
     ),
+    # A config rule since issue #32 (stacks/config/gpu_layout.py), naming the shape.
+    pytest.param(
+        _set("cluster", "gpus", [[0], [1]]),
+        "gpu-ci:cluster.gpus: worker 1 is given GPU 1, but the host has 1 GPU (indexes 0-0), "
+        "from VM.GPU.A10.1 (gpu-ci:vm.shape); use a shape with 2 GPUs",
+        id="cluster-gpu-index-over-the-shape",
+    ),
     # Refused by a parameter model alone (no config rule): `prepare` is what stops them.
     pytest.param(
         _duplicate_key,
         "gpu-ci:vm.sshAuthorizedKeys: keys[1] is the same key as keys[0]",
         id="ssh-key-twice",
-    ),
-    pytest.param(
-        _set("cluster", "gpus", [[0], [1]]),
-        "gpu-ci:cluster: gpus: worker 1 is given GPU 1, but the host has 1 GPU(s) (indexes "
-        "0-0); fix the index lists in `gpus`",
-        id="cluster-gpu-index-over-the-shape",
     ),
 ]
 
@@ -150,7 +151,7 @@ def test_a_stack_name_too_long_for_the_runner_name_registers_nothing(tmp_path: P
 def test_every_problem_of_the_prepare_phase_comes_in_one_message(tmp_path: Path) -> None:
     def change(config: dict[str, Any]) -> None:
         _duplicate_key(config)
-        _set("cluster", "gpus", [[0], [1]])(config)
+        _set("platform", "set", ["gpu-operator:devicePlugin.confg.name=x"])(config)
         _set("host", "versions.nvkind", {"binaryUrl": "https://x/'", "binarySha256": "a" * 64})(
             config
         )
@@ -160,8 +161,8 @@ def test_every_problem_of_the_prepare_phase_comes_in_one_message(tmp_path: Path)
     assert message.startswith("stack 'dev': invalid gpu-ci config (3 problems):\n")
     keys = [line.split(": ")[0] for line in message.splitlines() if line.startswith("  - ")]
     assert keys == [
-        "  - gpu-ci:cluster",
         "  - gpu-ci:host.versions.nvkind.binaryUrl",
+        "  - gpu-ci:platform.set[0]",
         "  - gpu-ci:vm.sshAuthorizedKeys",
     ]
 

@@ -231,7 +231,9 @@ def _call(name: str, args: list[Any]) -> Any:  # noqa: PLR0911 (one return per f
         return list(args[0].values())
     if name == "not_null":
         return next((a for a in args if a is not None), None)
-    if name in ("length", "contains", "starts_with", "ends_with", "keys", "values"):
+    if name == "sum" and isinstance(args[0], list) and all(_number(a) for a in args[0]):
+        return sum(args[0])
+    if name in ("length", "contains", "starts_with", "ends_with", "keys", "values", "sum"):
         raise JmesPathTypeError(f"invalid type for {name}: {args!r}")
     raise JmesPathUnsupportedError(f"function {name} is not supported")
 

@@ -44,6 +44,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/config/stack.py": _CONFIG_TESTS,
     "stacks/config/capacity.py": _CONFIG_TESTS,
     "stacks/config/views.py": _CONFIG_TESTS,
+    "stacks/config/gpu_layout.py": _CONFIG_UNIT_TESTS,
     "stacks/config/usage.py": (*_CONFIG_TESTS, "tests/stacks/layers/test_costs.py"),
     "components/host/chain.py": (
         "tests/components/host/test_chain.py",

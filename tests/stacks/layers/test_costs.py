@@ -98,3 +98,45 @@ def test_bad_usage_names_the_key() -> None:
         pulumi.RunError, match=r"gpu-ci:usage.minutesPerJob: Input should be greater than 0"
     ):
         run_stack(vm_stack(**{"gpu-ci:usage": {"minutesPerJob": 0}}))
+
+
+def test_each_quoted_shape_price_is_its_gpus_at_the_per_gpu_price() -> None:
+    """The source quotes shapes (VM.GPU.A10.2 at ~$2.54/h); the model prices GPUs."""
+    from components.oci.shapes import GPU_SHAPES
+    from stacks.layers.cost import SHAPE_LIST_PRICES
+
+    assert {"VM.GPU.A10.1", "VM.GPU.A10.2"} <= set(SHAPE_LIST_PRICES)
+    for name, quoted in SHAPE_LIST_PRICES.items():
+        shape = GPU_SHAPES[name]
+        assert GPU_PRICES[shape.gpuModel].usdPerGpuHour * shape.gpuCount == pytest.approx(quoted)
+        source = GPU_PRICES[shape.gpuModel].source
+        short = name.removeprefix("BM.GPU.")  # the source's A100-v2.8, H100.8
+        assert f"{short} ~${quoted:.2f}/h" in source or f"{short} ${quoted:.0f}/h" in source
+
+
+def test_the_a10_2_costs_twice_the_a10_1_but_its_boot_volume() -> None:
+    from stacks.layers.cost import compare_shapes
+
+    one, two = compare_shapes(["VM.GPU.A10.1", "VM.GPU.A10.2"], Usage())
+    boot = 512 * BOOT_VOLUME_USD_PER_GB_MONTH
+    assert (one.gpus, two.gpus) == (1, 2)
+    assert two.alwaysOnMonthly - boot == pytest.approx(2 * (one.alwaysOnMonthly - boot), abs=0.02)
+    assert two.breakEvenJobsPerDay == one.breakEvenJobsPerDay
+
+
+def test_the_multi_gpu_docs_show_the_models_comparison() -> None:
+    from stacks.layers.cost import comparison_table
+    from stacks.offline.plan import REPO
+
+    page = (REPO / "docs" / "multi-gpu.md").read_text()
+    start = page.index("<!-- cost table:")
+    block = page[page.index("\n", start) + 1 : page.index("<!-- end cost table -->")]
+    assert block.strip() == comparison_table(["VM.GPU.A10.1", "VM.GPU.A10.2"], Usage())
+
+
+def test_the_multi_gpu_plan_prices_its_a10_2() -> None:
+    from stacks.offline.plan import plan_stack
+
+    cost = plan_stack("multi-gpu")["outputs"]["cost"]
+    assert [(e["shape"], e["gpus"]) for e in cost["estimates"]] == [("VM.GPU.A10.2", 2)]
+    assert cost["lines"][0].startswith("estimated compute: $1,876/month for 1 x VM.GPU.A10.2")

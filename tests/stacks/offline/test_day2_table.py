@@ -56,6 +56,9 @@ ROWS: dict[str, list[str]] = {
         "test_day2_time_slicing:test_disabling_it_alone_is_refused_naming_the_path_to_clear",
         "test_day2_time_slicing:test_turning_it_off_deletes_the_config_map_and_unnames_it_in_place",
     ],
+    "`cluster.expectGpus` set where the layout already gives that many GPUs": [
+        "test_day2_multi_gpu:test_expect_gpus_creates_the_gpu_checks_and_replaces_nothing",
+    ],
     "the stack renamed (or copied: `arc` to `arc2`)": [
         "test_day2_stacks:test_a_renamed_stack_replaces_no_secret",
         "test_day2_stacks:test_a_secret_rotated_in_a_renamed_stack_still_shows",

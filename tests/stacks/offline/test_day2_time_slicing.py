@@ -22,13 +22,20 @@ from recipes import PROJECT_CATALOG, RecipeCriteria, load_catalog, resolve
 from stacks.offline.lifecycle import classify
 from stacks.offline.snapshot import Snapshot
 from tests.stacks.offline.test_day2 import Edit, base_plan, changed, plan_edited
-from tests.stacks.stack_helpers import DEV_CHECK_JOBS
 
 CONFIG_MAP = "gpu-time-slicing-config"
 CONFIG_MAP_RESOURCE = "platform-gpu-time-slicing-configmap-gpu-time-slicing-config"
 OFF = "gpu-time-slicing:enabled=false"
 UNNAMED = "gpu-operator:devicePlugin.config.name="
-REVISION = 'spec.template.metadata.annotations["gpu-ci/platform-revision"]'
+DIGEST = 'spec.template.metadata.annotations["gpu-ci/check-digest"]'
+SLICING_CHECK = "platform-checks-health-gpu-time-slicing"  # its Job and its Test's ConfigMap
+# The checks that cover gpu-operator re-run (docs/validation.md): the GPU pod, which checks
+# every component, the operator's health check and AICR's operator-health validator.
+RERUN = [
+    "platform-checks-check-nvidia-smi",
+    "platform-checks-health-gpu-operator",
+    "platform-checks-operator-health",
+]
 REFUSAL = (
     "gpu-time-slicing is disabled, but gpu-operator's values still name its ConfigMap "
     "gpu-time-slicing-config at devicePlugin.config.name, so gpu-operator would wait for an "
@@ -61,10 +68,15 @@ def test_disabling_it_alone_is_refused_naming_the_path_to_clear(tmp_path: Path) 
 def test_turning_it_off_deletes_the_config_map_and_unnames_it_in_place(tmp_path: Path) -> None:
     result = changed("dev", platform_set(OFF, UNNAMED), tmp_path)
     found = [(f.op, f.name, f.replace_because, f.delete_before_replace) for f in result.changed]
-    # the check Jobs are auto-named: each new one is made before the old one goes
+    # the check Jobs are auto-named: each new one is made before the old one goes; the
+    # time-slicing check goes with its component, and the checks' reader no longer reads
+    # what only it read
     assert found == [
         ("update", "platform-gpu-operator", (), False),
-        *[("replace", job, (REVISION,), False) for job in DEV_CHECK_JOBS],
+        ("update", "platform-checks-reader", (), False),
+        *[("replace", job, (DIGEST,), False) for job in RERUN],
+        ("delete", SLICING_CHECK, (), False),
+        ("delete", SLICING_CHECK, (), False),
         ("delete", CONFIG_MAP_RESOURCE, (), False),
     ]
     operator = result.of("platform-gpu-operator", "kubernetes:helm.sh/v3:Release")
@@ -87,7 +99,11 @@ def test_turning_it_back_on_makes_the_config_map_before_the_operator_names_it(
     assert found == [
         ("create", CONFIG_MAP_RESOURCE, (), False),
         ("update", "platform-gpu-operator", (), False),
-        *[("replace", job, (REVISION,), False) for job in DEV_CHECK_JOBS],
+        ("update", "platform-checks-reader", (), False),
+        ("create", SLICING_CHECK, (), False),
+        *[("replace", job, (DIGEST,), False) for job in RERUN[:2]],
+        ("create", SLICING_CHECK, (), False),
+        ("replace", RERUN[2], (DIGEST,), False),
     ]
 
 

@@ -19,7 +19,7 @@ from stacks.offline.diff_markdown import render_markdown
 from stacks.offline.plan import REPO
 from stacks.offline.plan_all import write_all
 
-ORDER = ["arc", "dev", "gpu-dev", "apps-dev", "workstation"]
+ORDER = ["arc", "dev", "gpu-dev", "apps-dev", "multi-gpu", "workstation"]
 """Producers first (gpu-dev before apps-dev, which reads it), otherwise by name."""
 
 
@@ -75,8 +75,8 @@ def test_a_changed_producer_lists_the_stacks_that_read_it(
     code, out, err = run(capsys, base, head, "--markdown", "--json", str(report))
     assert (code, err) == (1, "")
     assert out.startswith(
-        "**5 stacks:** 1 with changes (`gpu-dev`); 4 without (`arc`, `dev`, `apps-dev`, "
-        "`workstation`).\n"
+        "**6 stacks:** 1 with changes (`gpu-dev`); 5 without (`arc`, `dev`, `apps-dev`, "
+        "`multi-gpu`, `workstation`).\n"
     )
     headings = [line for line in out.splitlines() if line.startswith("### ")]
     assert headings == [f"### Plan diff: `gpu-ci/{s}`" for s in ORDER]
@@ -165,7 +165,7 @@ def test_a_head_that_does_not_plan_is_an_error_not_a_deletion(
     assert "1 cannot be diffed (`workstation`)" in out
     data = json.loads(report.read_text())
     assert data["errors"] == {"workstation": err.split(": ", 2)[2].rstrip("\n")}
-    assert "workstation" not in data["stacks"] and len(data["stacks"]) == 4
+    assert "workstation" not in data["stacks"] and len(data["stacks"]) == 5
 
 
 def test_a_file_that_is_not_a_snapshot_is_one_line_and_the_others_are_diffed(
@@ -207,7 +207,7 @@ def test_a_failing_diff_of_one_stack_leaves_the_others(
     code, out, err = run(capsys, *sides)
     assert code == 2
     assert err.startswith("error: arc: the diff failed: KeyError: 'urn' (")
-    assert len(out.splitlines()) == 4
+    assert len(out.splitlines()) == 5
 
 
 def test_a_missing_dir(sides: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,7 +31,7 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     out = done.stdout
-    assert out.startswith("gpu-ci/dev: 59 resources (offline plan)\n")
+    assert out.startswith("gpu-ci/dev: 69 resources (offline plan)\n")
     for line in (
         "├─ gpu-ci:capacity:VmCapacity  capacity",
         "└─ gpu-ci:capacity:OciGpuInstance  gpu-vm-0",

@@ -19,9 +19,9 @@ from stacks.offline.plan import REPO, PlanCache, ReferenceFailedError, plan_run
 from stacks.offline.records import ProgramRun
 from tests.stacks.stack_helpers import cli
 
-EXAMPLES = ["dev", "gpu-dev", "apps-dev", "arc", "workstation"]
+EXAMPLES = ["dev", "gpu-dev", "apps-dev", "arc", "multi-gpu", "workstation"]
 """In the order `--all` plans them: gpu-dev (read by apps-dev) first, the rest by name."""
-ORDER = ["gpu-dev", "apps-dev", "arc", "dev", "workstation"]
+ORDER = ["gpu-dev", "apps-dev", "arc", "dev", "multi-gpu", "workstation"]
 
 
 Edit = Callable[[dict[str, Any]], None]
@@ -84,7 +84,7 @@ def test_a_referenced_stack_is_planned_once_before_the_stack_that_reads_it(
     out = capsys.readouterr().out.splitlines()
     assert out[:2] == [
         "gpu-ci/gpu-dev: 32 resources (offline plan)",
-        "gpu-ci/apps-dev: 25 resources (offline plan)",
+        "gpu-ci/apps-dev: 35 resources (offline plan)",
     ]
 
 
@@ -108,7 +108,7 @@ def test_a_stack_that_does_not_plan_is_one_line_and_the_others_are_written(
         "mean 'config'?); a stack file holds config, environment, secretsprovider, encryptedkey, "
         "encryptionsalt\n"
     )
-    assert len(captured.out.splitlines()) == 4
+    assert len(captured.out.splitlines()) == len(EXAMPLES) - 1
     assert (out / "workstation.error").read_text() == captured.err.split(": ", 2)[2]
     assert not (out / "workstation.json").exists()
     for stack in ["dev", "gpu-dev", "apps-dev", "arc"]:
@@ -133,6 +133,7 @@ def test_a_stack_whose_referenced_stack_fails_fails_because_of_it(
         "arc.json",
         "dev.json",
         "gpu-dev.error",
+        "multi-gpu.json",
         "workstation.json",
     ]
     # Alone, the reading stack fails with the referenced stack's own error, as before.
@@ -169,7 +170,7 @@ def test_an_unexpected_failure_of_one_stack_is_one_line_too(
     assert capsys.readouterr().err == (
         "error: arc: RuntimeError: a bug (`python -m stacks plan arc` shows the traceback)\n"
     )
-    assert len(list(tmp_path.glob("*.json"))) == 4
+    assert len(list(tmp_path.glob("*.json"))) == len(EXAMPLES) - 1
 
 
 def test_what_an_earlier_run_left_is_replaced(

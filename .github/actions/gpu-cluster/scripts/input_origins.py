@@ -20,6 +20,7 @@ INPUT_KEYS: dict[str, str] = {
     f"{NAMESPACE}:host.versions.nvkind.commitDate": "nvkind-commit-date",
     f"{NAMESPACE}:cluster.name": "cluster-name",
     f"{NAMESPACE}:cluster.gpus": "gpus",
+    f"{NAMESPACE}:cluster.expectGpus": "expect-gpus",
     f"{NAMESPACE}:cluster.nodeImage": "node-image",
     f"{NAMESPACE}:platform.service": "service",
     f"{NAMESPACE}:platform.accelerator": "accelerator",

@@ -143,6 +143,12 @@ def config_from_inputs(problems: list[InputProblem]) -> dict[str, Any]:
     }
     if env("INPUT_NODE_IMAGE"):
         cluster["nodeImage"] = env("INPUT_NODE_IMAGE")
+    if env("INPUT_EXPECT_GPUS"):  # the GPU checks (docs/multi-gpu.md)
+        expect = env("INPUT_EXPECT_GPUS")
+        if not expect.isdigit() or int(expect) < 1:
+            problems.append(InputProblem((given("expect-gpus"),), "must be a positive number"))
+        else:
+            cluster["expectGpus"] = int(expect)
     config: dict[str, Any] = {
         f"{NAMESPACE}:capacity": "none",
         f"{NAMESPACE}:host": host_from_inputs(problems),

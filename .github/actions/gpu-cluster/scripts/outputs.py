@@ -74,7 +74,27 @@ def summary(values: dict[str, str], versions: dict[str, Any]) -> str:
     return f"### gpu-cluster: nvkind cluster ready\n\n| | |\n|---|---|\n{table}\n"
 
 
+BANDWIDTH = "gpu-ci check nccl-all-reduce: busbw "
+"""The NCCL check's log line (components/platform/gpu_checks.py, BANDWIDTH_PREFIX)."""
+
+
+def bandwidth() -> None:
+    """`outputs.py bandwidth`: the NCCL check's log on stdin; its bandwidth line becomes
+    the `nccl-bandwidth` output and a row of the job summary."""
+    for line in sys.stdin.read().splitlines():
+        if line.startswith(BANDWIDTH):
+            figure = line.removeprefix(BANDWIDTH)
+            append("GITHUB_OUTPUT", file_command("nccl-bandwidth", figure.split(",")[0]))
+            append("GITHUB_STEP_SUMMARY", f"| NCCL all-reduce | busbw {figure} |\n\n")
+            workflow_commands.log(f"NCCL all-reduce: busbw {figure}", STEP)
+            return
+    die("the NCCL check's log has no bandwidth line")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["bandwidth"]:
+        bandwidth()
+        return
     work = Path(os.environ["GPU_CI_WORK"])
     try:
         outputs = json.load(sys.stdin)

@@ -82,4 +82,11 @@ update full
 "${pulumi[@]}" stack output --stack "$stack" --json --show-secrets |
   "$python" "$here/outputs.py" || die "reading the stack's outputs failed"
 
+# The NCCL check's bandwidth (expect-gpus of 2+: docs/multi-gpu.md), from its Job's log.
+if grep -q '"nccl-all-reduce"' "$GPU_CI_WORK/outputs.json"; then
+  KUBECONFIG="$GPU_CI_WORK/kubeconfig" "$GPU_CI_ROOT$GPU_CI_TOOLS_BINDIR/kubectl" \
+    -n gpu-ci-checks logs -l gpu-ci/check=nccl-all-reduce --tail=-1 |
+    "$python" "$here/outputs.py" bandwidth || die "reading the NCCL check's bandwidth failed"
+fi
+
 bash "$here/tools-cache.sh" collect
