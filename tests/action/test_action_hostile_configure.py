@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import io
 import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pytest
+
+from tests.deadlines import deadline
 
 from .action_sandbox import REPO
 from .configure_in_process import Job, Outcome, load_script
@@ -30,22 +28,6 @@ NOT_THE_WORKSPACE = (
     "action reads stack-config only from the repository the job checked out: give the path "
     "of a stack file in it"
 )
-
-
-@contextmanager
-def within(seconds: int) -> Iterator[None]:
-    """Fail, rather than hang, past `seconds` (a FIFO read, an alias bomb expanded)."""
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def one_error(outcome: Outcome, title: str = "gpu-ci input stack-config") -> str:
@@ -128,7 +110,7 @@ def test_what_is_not_a_stack_file_is_refused_before_it_is_opened(
     elif make == "loop":
         path.symlink_to(job.workspace / "other.yaml")
         (job.workspace / "other.yaml").symlink_to(path)
-    with within(20):
+    with deadline(20):
         outcome = job.configure(stack_config="gpu.yaml")
     assert one_error(outcome).startswith(f"input stack-config 'gpu.yaml': {cause}")
 
@@ -164,7 +146,7 @@ def test_an_alias_bomb_in_stack_config_is_refused_at_once(job: Job) -> None:
     (job.workspace / "bomb.yaml").write_text(
         f"config:\n  gpu-ci:cluster:\n    workerLabels: {{a: {alias_bomb()}}}\n"
     )
-    with within(20):
+    with deadline(20):
         outcome = job.configure(stack_config="bomb.yaml")
     message = one_error(outcome)
     assert message.startswith("input stack-config 'bomb.yaml': bomb.yaml: aliases expand ")
@@ -175,7 +157,7 @@ def test_an_alias_bomb_in_stack_config_is_refused_at_once(job: Job) -> None:
 def test_deep_nesting_in_stack_config_is_refused(job: Job) -> None:
     deep = "[" * 5000 + "]" * 5000
     (job.workspace / "deep.yaml").write_text(f"config:\n  gpu-ci:cluster: {{a: {deep}}}\n")
-    with within(20):
+    with deadline(20):
         outcome = job.configure(stack_config="deep.yaml")
     message = one_error(outcome)
     assert message.startswith(
@@ -194,7 +176,7 @@ def test_deep_nesting_in_stack_config_is_refused(job: Job) -> None:
     ids=["deep", "alias-bomb", "not-yaml"],
 )
 def test_a_gpus_input_past_its_bounds_is_one_problem(job: Job, value: str, cause: str) -> None:
-    with within(20):
+    with deadline(20):
         outcome = job.configure(gpus=value)
     message = one_error(outcome, "gpu-ci input gpus")
     shown = value if len(value) <= 120 else f"{value[:120]}... ({len(value)} characters)"

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,29 +29,13 @@ from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
 from stacks.offline.records import Registration
 from stacks.program import main as program
+from tests.deadlines import deadline
 from tests.stacks.stack_helpers import flat
 
 SECRET = "SECRET-OUTSIDE-THE-CATALOG"
 CURRENT = "aicr.run/v1alpha2"
 QUERY = ["--service", "kind", "--accelerator", "a10", "--intent", "training"]
 PLATFORM = {"accelerator": "a10", "intent": "training", "platform": "kubeflow"}
-
-
-@contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fail instead of hanging: a blocked open() is interrupted by SIGALRM, whose handler
-    raises (PEP 475 retries the call only when the handler returns)."""
-
-    def expired(*_: object) -> None:
-        raise TimeoutError(f"still blocked after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def leaky_catalog(root: Path, **files: Any) -> Path:

@@ -12,10 +12,7 @@ deep documents ended in `RecursionError` (or, past ~50,000 levels, a crash in li
 from __future__ import annotations
 
 import json
-import signal
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,25 +33,10 @@ from stacks.offline.plan import REPO
 from stacks.offline.records import Registration
 from stacks.offline.yaml_document import read_document
 from stacks.program import main as program
+from tests.deadlines import deadline
 from tests.stacks.stack_helpers import flat
 
 CURRENT = "aicr.run/v1alpha2"
-
-
-@contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fail a reader that hangs instead of hanging the suite (SIGALRM's handler raises)."""
-
-    def expired(*_: object) -> None:
-        raise TimeoutError(f"still reading after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def bomb_lines(indent: str, levels: int = 9) -> list[str]:
