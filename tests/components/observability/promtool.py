@@ -76,15 +76,7 @@ def outcome(
             sort_keys=False,
         )
     )
-    done = subprocess.run(
-        [promtool_path(), "test", "rules", test_file.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return done.returncode == 0, done.stdout + done.stderr
+    return _promtool(tmp_path, "test", "rules", test_file.name, timeout=120)
 
 
 def check_rules(tmp_path: Path, groups: list[dict[str, Any]]) -> tuple[bool, str]:
@@ -92,12 +84,17 @@ def check_rules(tmp_path: Path, groups: list[dict[str, Any]]) -> tuple[bool, str
     admission webhook also runs on a PrometheusRule's groups."""
     rules = tmp_path / "check.yaml"
     rules.write_text(yaml.safe_dump({"groups": groups}, sort_keys=False))
+    return _promtool(tmp_path, "check", "rules", rules.name, timeout=60)
+
+
+def _promtool(cwd: Path, *args: str, timeout: int) -> tuple[bool, str]:
+    """Run promtool in `cwd`: whether it passed, and all it printed."""
     done = subprocess.run(
-        [promtool_path(), "check", "rules", rules.name],
-        cwd=tmp_path,
+        [promtool_path(), *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
         check=False,
     )
     return done.returncode == 0, done.stdout + done.stderr

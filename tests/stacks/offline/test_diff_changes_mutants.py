@@ -22,31 +22,9 @@ from stacks.offline.diff_changes import (
 )
 from stacks.offline.diff_paths import MISSING, InputChange
 from stacks.offline.snapshot import Snapshot
+from tests.stacks.offline.synthetic import VCN, res, urn
 
-VCN = "oci:Core/vcn:Vcn"
 BOX = "gpu-ci:test:Box"
-
-
-def urn(type_: str, name: str, parents: str = "") -> str:
-    return f"urn:pulumi:s::p::{parents}{type_}::{name}"
-
-
-def res(name: str, type_: str = VCN, /, *deps: str, **inputs: Any) -> dict[str, Any]:
-    """A resource as `snapshot_of` records it; `deps` name VCNs it depends on."""
-    return {
-        "urn": urn(type_, name),
-        "type": type_,
-        "name": name,
-        "parent": "",
-        "custom": True,
-        "read": False,
-        "dependencies": [urn(VCN, d) for d in deps],
-        "propertyDependencies": {},
-        "inputs": inputs,
-        "options": {"provider": "", "ignoreChanges": [], "replaceOnChanges": []},
-        "aliases": [],
-        "secretDigests": {},
-    }
 
 
 def snap(*resources: dict[str, Any], stack: str = "s", **outputs: Any) -> Snapshot:

@@ -30,8 +30,8 @@ from stacks.offline.lifecycle import (
 )
 from stacks.offline.replacement_rules import RULES, Rules, rules_from
 from stacks.offline.snapshot import Snapshot
+from tests.stacks.offline.synthetic import VCN, res, urn
 
-VCN = "oci:Core/vcn:Vcn"
 SUBNET = "oci:Core/subnet:Subnet"
 INSTANCE = "oci:Core/instance:Instance"
 COMMAND = "command:remote:Command"
@@ -43,36 +43,6 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 @pytest.fixture(scope="module")
 def rules() -> Rules:
     return rules_from(RULES)
-
-
-def urn(type_: str, name: str, parents: str = "") -> str:
-    return f"urn:pulumi:s::p::{parents}{type_}::{name}"
-
-
-def res(name: str, type_: str = VCN, /, **inputs: Any) -> dict[str, Any]:
-    """A resource as `snapshot_of` records it, on its package's default provider."""
-    return {
-        "urn": urn(type_, name),
-        "type": type_,
-        "name": name,
-        "parent": "",
-        "custom": True,
-        "read": False,
-        "dependencies": [],
-        "propertyDependencies": {},
-        "inputs": inputs,
-        "options": {
-            "protect": False,
-            "deleteBeforeReplace": False,
-            "ignoreChanges": [],
-            "replaceOnChanges": [],
-            "retainOnDelete": False,
-            "deletedWith": "",
-            "provider": "",
-        },
-        "aliases": [],
-        "secretDigests": {},
-    }
 
 
 def on(provider: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
