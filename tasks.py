@@ -3,8 +3,9 @@
     python3 tasks.py plan [STACK] [ARGS]   create .venv, install the program's locked dependencies,
                                            plan STACK offline (default: dev); ARGS go to
                                            `python -m stacks plan` (--json FILE, --quiet, ...)
-    python3 tasks.py test [ARGS]           the set-up with the tools too, then ruff, mypy and the
-                                           whole test suite; ARGS go to pytest (-k EXPR, a path)
+    python3 tasks.py test [ARGS]           the set-up with the tools too, the pinned upstream tools
+                                           the tests run (built once with Go into a cache), then
+                                           ruff, mypy and the whole test suite; ARGS go to pytest
     python3 tasks.py bench [ARGS]          plan's set-up, then the benchmarks in bench/
                                            (minutes; ARGS go to bench/plan_wall.py)
     python3 tasks.py lock [ARGS]           test's set-up, then regenerate the lock files from
@@ -23,6 +24,7 @@ only when a requirements file changed, or a task needs the tools that .venv lack
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -33,12 +35,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tools.tasks.checkout import BIN, ROOT, run
 from tools.tasks.locks import DEV_LOCK, LOCK_HELP, RUNTIME_LOCK, lock
 from tools.tasks.mutate import MUTATE_HELP, mutate
+from tools.tasks.upstream_tools import install_all
 from tools.tasks.venv_setup import setup
 
 # What each task's set-up installs: a plan or a benchmark imports only the program's runtime
 # lock (what Pulumi itself installs); the others need the tools of the dev lock too (pytest,
 # ruff, mypy, uv, mutmut). A .venv that has the dev lock has the runtime one: `plan` after
 # `test` installs nothing, `test` after `plan` only what the dev lock adds.
+# Set by .ci/run: the upstream reference data and tools must be there (tests fail, not skip).
+REQUIRE = "GPU_CI_REQUIRE_UPSTREAM"
+
 TASK_LOCK = {
     "plan": RUNTIME_LOCK,
     "bench": RUNTIME_LOCK,
@@ -90,6 +96,7 @@ def main(argv: list[str]) -> None:
         run(python, "-m", "stacks", "plan", stack, *rest)
     elif task == "test":
         lint_tools()
+        install_all(required=bool(os.environ.get("CI")) or os.environ.get(REQUIRE) == "1")
         run(BIN / "ruff", "check", ".")
         run(BIN / "ruff", "format", "--check", ".")
         run(BIN / "mypy", ".")
