@@ -1,11 +1,15 @@
-"""Chainsaw's published `Test` schema, and the JSON-schema subset it is written in.
+"""Chainsaw v0.2.15's own `Test` schema (the check Jobs' version), and the JSON-schema subset
+it is written in.
 
 `jsonschema` is a dev dependency only, so the program validates with this small evaluator
 of the keywords the schema uses (`type`, `enum`, `required`, `properties`,
 `additionalProperties`, `items`, `minItems`, `pattern`, `oneOf`, `anyOf`, `allOf`, `not`);
-annotations (`description`, `format`, `default`, `$comment`, `x-kubernetes-*`) assert
-nothing, as in the `jsonschema` library's default validators. The tests compare its verdict
-with the library's on every AICR and gpu-ci health check and broken variants of them.
+annotations (`description`, `default`, `$comment`, `x-kubernetes-*`) assert nothing, as in
+the `jsonschema` library's default validators. `format: date-time` (the Test's `metadata`
+timestamps) does assert: Chainsaw itself refuses a Test whose timestamp is not RFC 3339 when
+it loads it (Kubernetes' `metav1.Time` parses `time.RFC3339`). The tests compare its verdict
+with the library's and with `chainsaw lint test` of v0.2.15 on every AICR and gpu-ci health
+check and broken variants of them.
 The schema file and its source: `chainsaw/README.md` beside this module.
 """
 
@@ -13,12 +17,16 @@ from __future__ import annotations
 
 import json
 import re
+from calendar import monthrange
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 SCHEMA_FILE = Path(__file__).parent / "chainsaw" / "test-chainsaw-v1alpha1.json"
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))"
+)
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -85,6 +93,8 @@ def errors(value: Any, schema: dict[str, Any], path: str = "") -> list[SchemaErr
         found.append(SchemaError(path, f"{value!r} is not one of {allowed}"))
     if isinstance(value, str) and "pattern" in schema and not re.search(schema["pattern"], value):
         found.append(SchemaError(path, f"{value!r} does not match {schema['pattern']}"))
+    if isinstance(value, str) and schema.get("format") == "date-time" and not _rfc3339(value):
+        found.append(SchemaError(path, f"{value!r} is not an RFC 3339 time (2026-01-31T12:00:00Z)"))
     if isinstance(value, dict):
         found += _object(value, schema, path)
     if isinstance(value, list):
@@ -93,6 +103,19 @@ def errors(value: Any, schema: dict[str, Any], path: str = "") -> list[SchemaErr
         found += errors(value, part, path)
     found += _combinators(value, schema, path)
     return found
+
+
+def _rfc3339(text: str) -> bool:
+    """Go's `time.Parse(time.RFC3339, text)` succeeds: the form, each field in range (a
+    zone's hours up to 24 and minutes up to 60, as Go allows), `.` or `,` before a fraction."""
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in match.group(1, 2, 3, 4, 5, 6))
+    zone_h, zone_m = (int(g) if g else 0 for g in match.group(8, 9))
+    days = monthrange(year, month)[1] if 1 <= month <= 12 else 0
+    in_range = hour < 24 and minute < 60 and second < 60 and zone_h <= 24 and zone_m <= 60
+    return in_range and 1 <= day <= days
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -1,5 +1,6 @@
-"""gpu-ci's JSON-schema evaluator says what the `jsonschema` library says, on Chainsaw's Test
-schema, for every AICR and gpu-ci health check and broken variants of each."""
+"""The preview-time schema is Chainsaw v0.2.15's own Test schema (the version the check Jobs
+run), and gpu-ci's JSON-schema evaluator says what the `jsonschema` library says on it, for
+every AICR and gpu-ci health check and broken variants of each."""
 
 from __future__ import annotations
 
@@ -12,9 +13,16 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # dev dependency without stubs
 import pytest
 
+from components.pins import CHECK_PINS
 from components.platform.chainsaw_schema import SCHEMA_FILE, errors, first_error, load_schema
+from components.platform.health_checks import parse_health_test
+from components.platform.overrides import PlatformError
+from components.platform.platform_config import PlatformConfig
 from core import yaml_text
 from recipes import PROJECT_CATALOG
+from stacks.config.recipe import resolve_recipe
+from tests.recipes.recipe_helpers import overlay, registry, write_files
+from tools.chainsaw_schema import extract
 
 Doc = dict[str, Any]
 LIBRARY = jsonschema.Draft202012Validator(load_schema())
@@ -115,12 +123,91 @@ def test_the_deepest_error_is_the_one_reported() -> None:
     assert str(first_error(doc)) == "spec.timeouts.assert: expected string, got integer"
 
 
-def test_the_schema_is_chainsaws_test_schema() -> None:
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-    assert schema["properties"]["apiVersion"]["enum"] == ["chainsaw.kyverno.io/v1alpha1"]
-    assert schema["properties"]["kind"]["enum"] == ["Test"]
-    assert schema["additionalProperties"] is False
-    operation = schema["properties"]["spec"]["properties"]["steps"]["items"]["properties"]["try"]
-    assert len(operation["items"]["oneOf"]) == 15
+def test_the_schema_is_chainsaw_v0_2_15s_own(upstream: Path) -> None:
+    """The file of the tag the Jobs run (the shared copy of kyverno/chainsaw v0.2.15
+    `.schemas/json/`) less its descriptions, every validating keyword kept; its README names
+    that source."""
+    assert CHECK_PINS.chainsaw_version == "v0.2.15"  # a new pin needs its schema here
+    shared = upstream / "schemas" / f"chainsaw-{CHECK_PINS.chainsaw_version}" / SCHEMA_FILE.name
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == extract(shared)
+    assert SCHEMA_FILE.stat().st_size < shared.stat().st_size / 5
+    assert load_schema() == _drop_descriptions(json.loads(shared.read_text(encoding="utf-8")))
+    assert "description" in load_schema()["properties"]["spec"]["properties"]
     readme = (SCHEMA_FILE.parent / "README.md").read_text(encoding="utf-8")
-    assert "kyverno/chainsaw/blob/2013d11b17a77de9e8469da08a43992de0f20128" in readme
+    assert "kyverno/chainsaw tag `v0.2.15` @ e166f775" in readme
+    assert sorted(p.name for p in SCHEMA_FILE.parent.iterdir()) == [
+        "README.md",
+        "test-chainsaw-v1alpha1.json",
+    ]
+
+
+def _drop_descriptions(node: Any) -> Any:
+    """An independent walk, so the test does not trust the extractor's own: every
+    `description` whose value is text (a property named `description` is a schema)."""
+    if isinstance(node, dict):
+        return {
+            k: _drop_descriptions(v)
+            for k, v in node.items()
+            if not (k == "description" and isinstance(v, str))
+        }
+    return [_drop_descriptions(v) for v in node] if isinstance(node, list) else node
+
+
+V0215: dict[str, Any] = {
+    "fastNamespaceDeletion": True,
+    "scenarios": [{"name": "a10", "bindings": [{"name": "gpus", "value": 1}]}],
+}
+"""`spec` keys of v0.2.15 that the old extract (chainsaw @ 2013d11b) refused."""
+
+
+def _check(spec: Doc | None = None, entry: Doc | None = None) -> str:
+    """A gpu-ci style health check with extra `spec` keys and `try` entry keys."""
+    pods = {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "n"}}
+    doc = {
+        "apiVersion": "chainsaw.kyverno.io/v1alpha1",
+        "kind": "Test",
+        "metadata": {"name": "t"},
+        "spec": {
+            **(spec or {}),
+            "steps": [{"name": "s", "try": [{"assert": {"resource": pods}, **(entry or {})}]}],
+        },
+    }
+    return yaml_text.dump(doc)
+
+
+def _plan(root: Path, check: str) -> list[str]:
+    """The problems of resolving an `eks`/`a10` recipe that deploys component `app` with
+    `check` as its registry health check (none: it plans)."""
+    reg = registry("app")
+    reg["components"][0]["healthCheck"] = {"assertFile": "checks/app/health-check.yaml"}  # type: ignore[index]
+    refs = [{"name": "app", "type": "Helm", "source": "https://charts.example", "version": "1"}]
+    files: dict[str, object] = {
+        "registry.yaml": reg,
+        "checks/app/health-check.yaml": check,
+        "overlays/extra.yaml": overlay(
+            "extra", criteria={"service": "eks", "accelerator": "a10"}, componentRefs=refs
+        ),
+    }
+    config = PlatformConfig(service="eks", catalogs=[str(write_files(root, files))])
+    prepared, problems = resolve_recipe(config, "a10")
+    assert (prepared is None) == bool(problems)
+    return [str(p) for p in problems]
+
+
+@pytest.mark.parametrize("key", sorted(V0215))
+def test_a_check_using_a_v0_2_15_key_plans(key: str, tmp_path: Path) -> None:
+    check = _check(spec={key: V0215[key]})
+    assert _plan(tmp_path, check) == []
+
+
+def test_a_get_beside_an_assert_is_refused_by_the_allowlist_not_the_schema() -> None:
+    """v0.2.15 knows `try[].get`; a health check still may not use it (read-only
+    `assert` and `error` only, AICR validators/chainsaw/allowlist.go)."""
+    doc = yaml_text.load(_check(entry={"get": {"apiVersion": "v1", "kind": "Pod"}}))
+    assert first_error(doc) is None
+    with pytest.raises(PlatformError) as caught:
+        parse_health_test("app", "f.yaml", yaml_text.dump(doc))
+    assert str(caught.value) == (
+        "app: health check f.yaml: step 's' try: `get` is not allowed; health checks run "
+        "read-only, with `assert` and `error` in `try` only (AICR validators/chainsaw/allowlist.go)"
+    )

@@ -1,6 +1,7 @@
-"""The GPU checks (issue #32): `gpu-count` decides on recorded Nodes as Chainsaw would, and
-`nccl-all-reduce`'s script names each cause (GPU count, NCCL error, timeout) and logs the
-bandwidth, run here with stand-ins for torch and torchrun."""
+"""The GPU checks (issue #32): `gpu-count`'s form (its verdicts on recorded Nodes are
+Chainsaw's own, `test_chainsaw_runs.py`), and `nccl-all-reduce`'s script names each cause
+(GPU count, NCCL error, timeout) and logs the bandwidth, run here with stand-ins for torch
+and torchrun."""
 
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from components.pins import CHECK_PINS
 from components.platform.check_jobs import check_job
@@ -27,7 +26,6 @@ from components.platform.gpu_checks import (
     gpu_checks,
 )
 from components.platform.gpu_sharing import GpuSharing
-from tests.oracles.jmespath_subset import search
 
 COVERS = ("gpu-operator", "kubeflow-trainer")
 TWO_ON_ONE = GpuExpectation(gpus=2, multi=True, per_node=2)
@@ -35,46 +33,18 @@ SHARED = GpuSharing("timeSlicing", 2, "gpu-operator", "devicePlugin.config", "cf
 SHELLCHECK = Path(sys.executable).with_name("shellcheck")
 
 
-def node(name: str, gpus: str | None) -> dict[str, Any]:
-    allocatable = {"cpu": "30", **({"nvidia.com/gpu": gpus} if gpus is not None else {})}
-    return {"metadata": {"name": name}, "status": {"allocatable": allocatable}}
-
-
-def verdict(test_text: str, nodes: list[dict[str, Any]]) -> bool:
-    """The count assertion on `nodes`: its one non-resource assert, the function's result
-    (`x_k8s_list`: a NodeList) given, the summing expression evaluated as Chainsaw does."""
-    test = yaml.safe_load(test_text)
-    (step,) = test["spec"]["steps"]
-    ((outer, inner),) = step["try"][0]["assert"]["resource"].items()
-    assert outer == "(x_k8s_list($client, 'v1', 'Node', ''))"
-    ((expression, expected),) = inner.items()
-    return bool(search(expression[1:-1], {"kind": "NodeList", "items": nodes}) == expected)
-
-
 def test_no_expectation_no_checks() -> None:
     assert gpu_checks(None, None, COVERS) == ([], {})
 
 
-@pytest.mark.parametrize(
-    ("nodes", "passes"),
-    [
-        ([node("cp", None), node("worker", "2")], True),  # gpus: all
-        ([node("cp", None), node("worker", "1"), node("worker2", "1")], True),  # one-per-gpu
-        ([node("cp", None), node("worker", "1")], False),  # one GPU visible
-        ([node("cp", None), node("worker", None)], False),  # no device plugin yet
-        ([node("cp", None), node("worker", "4")], False),  # time-sliced after all
-    ],
-)
-def test_the_count_is_the_sum_over_every_node(nodes: list[dict[str, Any]], passes: bool) -> None:
+def test_the_count_is_a_chainsaw_check() -> None:
     (count,), _ = gpu_checks(GpuExpectation(2, multi=False, per_node=2), None, COVERS)
     assert count.name == GPU_COUNT_CHECK and count.kind == "chainsaw"
-    assert verdict(count.test, nodes) is passes
 
 
 def test_a_shared_gpu_counts_its_replicas() -> None:
     (count,), _ = gpu_checks(GpuExpectation(1, multi=False, per_node=1), SHARED, COVERS)
     assert count.summary == "the nodes advertise 2 nvidia.com/gpu (1 GPUs x 2, timeSlicing)"
-    assert verdict(count.test, [node("worker", "2")])
     assert "cluster-advertises-2-nvidia-gpu" in count.test  # the step a failure names
 
 
