@@ -2,7 +2,8 @@
 
 Its YAML form is AICR's `kind: RecipeResult` (`aicr.run/v1alpha2`, what AICR emits for a
 resolved recipe), so `aicr bundle -r` style tools can read it; empty optional fields are
-left out, as AICR's `omitempty` does. As in AICR, a component the recipe disables
+left out where AICR's `omitempty` leaves them out (a componentRef's `source` and a declared
+validation phase stay, as in AICR). As in AICR, a component the recipe disables
 (`overrides.enabled: false`) stays in the YAML's `componentRefs`, marked by that override,
 and is left out of `deploymentOrder`. In Python the enabled ones are `componentRefs` and
 the disabled ones `disabledRefs` (their names also in `metadata.disabledComponents`), so a
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core import yaml_text
 from recipes.criteria import RecipeCriteria
 from recipes.model import ComponentRef, Constraint, Validation
+from recipes.validation import PHASES
 
 RESULT_API_VERSION = "aicr.run/v1alpha2"
 
@@ -73,8 +75,9 @@ class RecipeResult(BaseModel):
         data["criteria"] = self.criteria.model_dump(mode="json", exclude_defaults=False)
         if not self.criteria.nodes:
             data["criteria"].pop("nodes")
-        refs = [_prune(r.model_dump(mode="json")) for r in self.all_refs()]
-        data["componentRefs"] = refs
+        data["componentRefs"] = [_ref_dict(r) for r in self.all_refs()]
+        if self.validation is not None:
+            data["validation"] = _validation_dict(self.validation)
         data.setdefault("deploymentOrder", [])
         keys = [*type(self).model_fields]
         return {k: data[k] for k in keys if k in data}
@@ -98,6 +101,28 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 
 _Dumper.add_representer(str, _str)
 _KEEP_EMPTY = frozenset({"overrides"})
+
+
+def _ref_dict(ref: ComponentRef) -> dict[str, Any]:
+    """A componentRef as AICR writes it: `source` even when empty, since AICR's
+    `ComponentRef.Source` has no `omitempty` (`pkg/recipe/metadata.go` line 79 at v0.11.1,
+    line 83 at 23e97a7d): a registry entry naming no repository (`skyhook-customizations`)
+    prints `source: ""`."""
+    data = {**_prune(ref.model_dump(mode="json")), "source": ref.source}
+    return {k: data[k] for k in type(ref).model_fields if k in data}
+
+
+def _validation_dict(validation: Validation) -> dict[str, Any]:
+    """The validation phases, a declared phase kept even when empty: AICR's phases are
+    pointers with `omitempty` (`ValidationConfig`, `pkg/recipe/validation.go` lines 20-32
+    at 23e97a7d; `metadata.go` line 161 at v0.11.1), so a phase an overlay empties
+    (`performance: {checks: [], constraints: []}` in the slurm overlays) prints as `{}`: it
+    stays present, and a present phase is enabled."""
+    return {
+        name: _prune(phase.model_dump(mode="json"))
+        for name in PHASES
+        if (phase := getattr(validation, name)) is not None
+    }
 
 
 def _prune(value: Any, key: str = "") -> Any:
