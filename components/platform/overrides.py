@@ -1,24 +1,16 @@
-"""Per-component platform overrides from stack config: values to set, components to skip.
+"""Per-component platform overrides from stack config (`platform.set`): values to set,
+components to skip, in aicr's `bundle --set` form, a list of strings::
 
-Two spellings, one model:
+    - gpu-operator:driver.enabled=true
+    - gpu-operator:devicePlugin.config.name=my-config
+    - kubeflow-trainer:enabled=false
 
-- aicr's `bundle --set` form, a list of strings::
-
-      - gpu-operator:driver.enabled=true
-      - gpu-operator:devicePlugin.config.name=my-config
-      - kubeflow-trainer:enabled=false
-
-  `PATH` is a dotted Helm values path (`\\.` keeps a dot inside a key, e.g.
-  `nodeSelector.nvidia\\.com/gpu\\.present=true`); `VALUE` is typed as Helm's `--set` types
-  it: `true`/`false` are booleans, `null` is null, a plain integer is an int, anything else
-  is a string. `COMPONENT:enabled=BOOL` is aicr's switch, not a Helm value.
-
-- a structured map, for values `--set` cannot spell (lists, maps, strings like "true")::
-
-      gpu-operator:
-        values: {devicePlugin: {config: {name: my-config}}}
-      kubeflow-trainer:
-        enabled: false
+`PATH` is a dotted Helm values path (`\\.` keeps a dot inside a key, e.g.
+`nodeSelector.nvidia\\.com/gpu\\.present=true`); `VALUE` is typed as Helm's `--set` types it:
+`true`/`false` in any case are booleans, `null` is null, an int64 without a leading zero is
+an int, anything else is a string. `COMPONENT:enabled=BOOL` is aicr's switch, not a Helm
+value. What `--set` cannot spell (a list, a string like "true") goes in a catalog of the
+stack's own (`platform.catalogs`).
 
 Every error names the override and the component, with a did-you-mean for a misspelt
 component; `check` compares the overrides with the recipe they are applied to.
@@ -27,17 +19,20 @@ component; `check` compares the overrides with the recipe they are applied to.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.errors import GpuCiError, did_you_mean
+from core.read_limits import STACK_FILE
 from recipes.merge import deep_merge
 from recipes.result import RecipeResult
 
 ENABLED = "enabled"
-_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+# strconv.ParseInt(s, 10, 64)'s syntax: an optional sign, then ASCII digits (no underscores).
+_INT = re.compile(r"[-+]?[0-9]+")
+_INT64 = range(-(2**63), 2**63)
 _SPLIT = re.compile(r"(?<!\\)\.")
 
 
@@ -66,16 +61,14 @@ class PlatformOverrides(BaseModel):
     # -- parsing ---------------------------------------------------------------------------
     @classmethod
     def parse(cls, raw: Any) -> PlatformOverrides:
-        """Overrides from stack config: None, a list of `--set` strings, or a map."""
+        """Overrides from stack config: None, or a list of `--set` strings."""
         if raw is None:
             return cls()
         if isinstance(raw, list | tuple):
             return cls.from_set(raw)
-        if isinstance(raw, Mapping):
-            return cls.from_mapping(raw)
         raise PlatformError(
-            "platform overrides: expected a list of COMPONENT:PATH=VALUE strings or a map "
-            f"of components, got {type(raw).__name__}"
+            "platform overrides: expected a list of COMPONENT:PATH=VALUE strings, "
+            f"got {type(raw).__name__}"
         )
 
     @classmethod
@@ -95,30 +88,6 @@ class PlatformOverrides(BaseModel):
                 found[component] = old.model_copy(update={"values": merged})
         return cls(components=found)
 
-    @classmethod
-    def from_mapping(cls, raw: Mapping[Any, Any]) -> PlatformOverrides:
-        """`{component: {enabled: bool, values: {...}}}`."""
-        found: dict[str, ComponentOverride] = {}
-        for name, body in raw.items():
-            where = f"platform override {name!r}"
-            if not isinstance(body, Mapping):
-                raise PlatformError(f"{where}: expected a map with `enabled` and/or `values`")
-            unknown = [k for k in body if k not in ComponentOverride.model_fields]
-            if unknown:
-                hint = did_you_mean(str(unknown[0]), ComponentOverride.model_fields)
-                tail = f" (did you mean {hint!r}?)" if hint else ""
-                raise PlatformError(
-                    f"{where}: unknown field {unknown[0]!r}{tail}; fields: enabled, values"
-                )
-            try:
-                found[str(name)] = ComponentOverride.model_validate(dict(body))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                field = ".".join(str(p) for p in first["loc"])
-                raise PlatformError(f"{where}: {field}: {first['msg']}") from None
-        return cls(components=found)
-
-    # -- use -------------------------------------------------------------------------------
     def over(self, component: str, defaults: dict[str, Any]) -> PlatformOverrides:
         """These overrides on top of `defaults` for `component`: what config sets wins."""
         found = self.components.get(component, ComponentOverride())
@@ -175,10 +144,16 @@ def split_set(item: Any) -> tuple[str, list[str], str]:
     path = [p.replace("\\.", ".") for p in _SPLIT.split(path_text.strip())]
     if any(not p for p in path):
         raise PlatformError(f"{usage}: empty key in values path {path_text!r}")
+    if len(path) > STACK_FILE.max_depth:
+        raise PlatformError(
+            f"{usage}: a values path of {len(path)} keys; at most {STACK_FILE.max_depth}, as "
+            f"deep as a stack file may nest ({STACK_FILE.reason})"
+        )
     if any("[" in p for p in path):
         raise PlatformError(
-            f"{usage}: list indexes are not supported in a --set path; "
-            "use the map form {component: {values: ...}} for lists"
+            f"{usage}: list indexes are not supported in a platform.set path; to set a list, "
+            "give its component's values in a catalog of your own (gpu-ci:platform.catalogs, "
+            "an overlay's componentRefs[].overrides: docs/recipes.md)"
         )
     return component, path, value
 
@@ -192,11 +167,17 @@ def _switch(item: Any, value: str) -> bool:
 
 
 def _typed(value: str) -> Any:
-    """Helm `--set` typing: booleans, null and plain integers; everything else a string."""
-    if value in ("true", "false"):
-        return value == "true"
-    if value == "null":
+    """A value typed as Helm's `--set` types it (helm v3.20.2 `pkg/strvals/parser.go`
+    `typedVal`): true, false and null in any case (`strings.EqualFold`); "0"; an int64 that
+    `strconv.ParseInt(s, 10, 64)` reads, unless it starts with "0"; anything else (an int
+    beyond int64, "007", "1_000", "1.5") a string."""
+    folded = value.casefold()  # Go's EqualFold, for these ASCII words
+    if folded in ("true", "false"):
+        return folded == "true"
+    if folded == "null":
         return None
-    if _INT.fullmatch(value):  # not match(...$), which takes "5\n"
-        return int(value)
+    if value == "0":
+        return 0
+    if value[:1] != "0" and _INT.fullmatch(value) and int(value) in _INT64:
+        return int(value)  # fullmatch, not match(...$), which takes "5\n"
     return value
