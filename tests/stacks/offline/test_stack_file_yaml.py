@@ -516,3 +516,47 @@ def test_libyaml_and_pure_python_read_stack_files_alike() -> None:
     for text in [*texts, READINGS]:
         with_libyaml = yaml.load(text, Loader=yaml_text.CoreCSafeLoader)
         assert with_libyaml == yaml.load(text, Loader=yaml_text.CoreSafeLoader)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        # Pulumi reads a map whose `secure` is not one string as a plain object
+        # (sdk/go/common/resource/config/value.go isSecureValue): never a secret
+        (
+            "\n      - v1:abc\n",
+            "gpu-ci:owner: `secure:` holds a list, and Pulumi reads such a map as a plain "
+            "object, not a secret; set it with `pulumi config set --secret --path "
+            "'gpu-ci:owner'`, which encrypts it",
+        ),
+        (" {a: b}", "gpu-ci:owner: `secure:` holds a map, and Pulumi reads such a map"),
+        (" 12", "gpu-ci:owner: `secure:` holds a number, and Pulumi reads such a map"),
+        (" null", "gpu-ci:owner: `secure:` holds a value, and Pulumi reads such a map"),
+        # a plain value pasted under secure: no secrets provider decrypts it
+        (
+            " |\n      -----BEGIN RSA PRIVATE KEY-----\n      MIIE\n"
+            "      -----END RSA PRIVATE KEY-----\n",
+            "gpu-ci:owner: `secure:` holds no Pulumi ciphertext (a `v1:` passphrase ciphertext "
+            "or base64) but what looks like the plain value, which no secrets provider "
+            "decrypts; set it with `pulumi config set --secret --path 'gpu-ci:owner'`",
+        ),
+        (" -----BEGIN-KEY-----", "gpu-ci:owner: `secure:` holds no Pulumi ciphertext"),
+        (" my team", "gpu-ci:owner: `secure:` holds no Pulumi ciphertext"),
+    ],
+)
+def test_secure_forms_pulumi_would_not_decrypt_are_refused(
+    tmp_path: Path, value: str, message: str
+) -> None:
+    text = f"config:\n  gpu-ci:owner:\n    secure:{value}"
+    with pytest.raises(GpuCiError) as err:
+        read_stack_file(project(tmp_path, {"bad": text}), "bad")
+    assert str(err.value).startswith(message)
+    assert "MIIE" not in str(err.value)
+
+
+def test_a_secure_beside_other_keys_is_an_object_and_refused(tmp_path: Path) -> None:
+    text = "config:\n  gpu-ci:runner:\n    token:\n      secure: v1:a:b\n      other: 1\n"
+    with pytest.raises(
+        GpuCiError, match=r"^gpu-ci:runner\.token: `secure:` stands beside other keys, and Pulumi"
+    ):
+        read_stack_file(project(tmp_path, {"bad": text}), "bad")
