@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from core.errors import GpuCiError, write_output
 from core.read_files import FileRefusedError, read_bytes
 from core.read_limits import PLAN_ERROR
+from core.workflow_text import escape_log
 from stacks.offline.diff_changes import PlanDiff, diff_snapshots
 from stacks.offline.diff_markdown import render_markdown
 from stacks.offline.diff_text import render_text
@@ -180,12 +181,15 @@ def diff_dirs(
     problems = [p for p in (_dir_problem(base, head), _dir_problem(head, base)) if p]
     if problems:
         for problem in problems:
-            print(f"error: {problem}", file=err)
+            print(escape_log(f"error: {problem}"), file=err)
         return 2, ""
     sides = _listing(base), _listing(head)
     stacks = sorted({s for side in sides for found in side for s in found})
     if not stacks:
-        print(f"error: no STACK.json in {base} or {head} (write them with plan --all)", file=err)
+        print(
+            escape_log(f"error: no STACK.json in {base} or {head} (write them with plan --all)"),
+            file=err,
+        )
         return 2, ""
     project = _any_project(sides)
     results = {s: _one_stack(s, sides[0], sides[1], project) for s in stacks}
@@ -196,7 +200,7 @@ def diff_dirs(
     ordered = [results[s] for s in producers_first(stacks, reads)]
     for r in ordered:
         if r.error:
-            print(f"error: {r.stack}: {r.error}", file=err)
+            print(escape_log(f"error: {r.stack}: {r.error}"), file=err)
     code = 1 if any(r.diff and r.diff.changed for r in ordered) else 0
     if any(r.error for r in ordered):
         code = 2
@@ -204,7 +208,7 @@ def diff_dirs(
         try:
             write_output(json_out, _json_text(ordered), "--json")
         except GpuCiError as problem:
-            print(f"error: {problem}", file=err)
+            print(escape_log(f"error: {problem}"), file=err)
             code = 2
     render = _markdown if markdown else _text
     return code, render(ordered, _readers(stacks, reads, results))

@@ -7,11 +7,14 @@ Mermaid picture of the changed part of the graph.
 
 from __future__ import annotations
 
+import re
+
 from stacks.offline.diff_changes import PlanDiff, ResourceChange, destroys
 from stacks.offline.diff_mermaid import render_changed_mermaid
 from stacks.offline.diff_words import line_delta, listed, short_name, show, summary, title, why
 from stacks.offline.snapshot import Snapshot
 
+_BACKTICKS = re.compile(r"`+")
 _MD_OP = {
     "create": "+ create",
     "delete": "- **delete**",
@@ -22,9 +25,14 @@ _MD_OP = {
 
 
 def _code(text: str) -> str:
-    """`text` as inline code that survives a markdown table cell."""
+    """`text` as inline code that survives a markdown table cell: fenced by one backtick more
+    than its longest run of them (CommonMark 6.1: a code span closes only on a run of equal
+    length, so the text cannot close it and whatever follows, HTML included, stays code),
+    padded with a space where the text holds one (the span drops one on each side)."""
     text = text.replace("|", "\\|").replace("\n", " ")
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _inputs_cell(r: ResourceChange) -> str:

@@ -19,6 +19,7 @@ from typing import TextIO
 import pulumi
 
 from core.errors import GpuCiError, write_output
+from core.workflow_text import escape_log
 from stacks.offline.diff_dirs import ERROR_SUFFIX
 from stacks.offline.plan import PlanCache, plan_run
 from stacks.offline.records import ProgramRun
@@ -58,14 +59,14 @@ def write_all(
     Exit code: 2 if any failed."""
     out, err = out or sys.stdout, err or sys.stderr
     if not stacks_here(root):
-        print(f"error: {stacks_listing(root)}", file=err)
+        print(escape_log(f"error: {stacks_listing(root)}"), file=err)
         return 2
     if json_dir is not None:
         try:
             json_dir.mkdir(parents=True, exist_ok=True)
         except OSError as problem:
             why = problem.strerror or str(problem)
-            print(f"error: --json-dir {json_dir}: cannot create it ({why})", file=err)
+            print(escape_log(f"error: --json-dir {json_dir}: cannot create it ({why})"), file=err)
             return 2
     code = 0
     for stack, result in plan_all(root):
@@ -75,12 +76,12 @@ def write_all(
             else:
                 code = 2
                 line = reason(stack, result)
-                print(f"error: {stack}: {line}", file=err)
+                print(escape_log(f"error: {stack}: {line}"), file=err)
                 if json_dir is not None:
                     _replace(json_dir, stack, ERROR_SUFFIX, line + "\n")
         except GpuCiError as problem:  # the output dir is not writable
             code = 2
-            print(f"error: {stack}: {problem}", file=err)
+            print(escape_log(f"error: {stack}: {problem}"), file=err)
         out.flush()
     return code
 
@@ -88,7 +89,7 @@ def write_all(
 def _written(stack: str, run: ProgramRun, json_dir: Path | None, out: TextIO, err: TextIO) -> None:
     for level, message in run.logs:  # as `pulumi preview` shows them
         if level in ("warning", "error"):
-            print(f"{level}: {stack}: {message}", file=err)
+            print(escape_log(f"{level}: {stack}: {message}"), file=err)
     snap = snapshot_of(run)
     if json_dir is not None:
         _replace(json_dir, stack, ".json", dumps(snap))

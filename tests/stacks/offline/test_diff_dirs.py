@@ -264,3 +264,17 @@ def test_producers_first_then_by_name_and_a_cycle_does_not_hang() -> None:
     assert producers_first(["apps", "gpu", "net", "zeta"], reads) == ["net", "gpu", "apps", "zeta"]
     assert producers_first(["a", "b", "c"], {"a": {"b"}, "b": {"a"}, "c": {"a"}}) == ["a", "b", "c"]
     assert producers_first(["a"], {"a": {"a", "missing"}}) == ["a"]
+
+
+def test_a_stack_error_file_cannot_write_workflow_commands(
+    sides: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A STACK.error is read back and printed: its text is escaped for the log."""
+    base, head = sides
+    (head / "workstation.json").unlink()
+    (head / "workstation.error").write_text("bad\n::add-mask::x ##[add-mask]y\n")
+    code, _, err = run(capsys, base, head)
+    assert code == 2
+    assert err == (
+        "error: workstation: does not plan on head: bad ::add-mask::x ##%5Badd-mask]y\n"
+    )

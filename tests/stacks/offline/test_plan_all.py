@@ -215,3 +215,23 @@ def test_stack_or_all(args: list[str], message: str, capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert err.startswith("usage: python -m stacks plan")
     assert f"python -m stacks plan: error: {message}" in err
+
+
+def test_a_stack_name_or_reason_cannot_be_a_workflow_command_in_the_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A runner reads `::command::` at a line's start and `##[command]` anywhere in one
+    (actions/runner ActionCommand.cs): a file name with a line break, or a reason holding
+    `##[`, must stay on the one line `error: STACK: ...` (core.workflow_text.escape_log)."""
+    root = project(tmp_path)
+    hostile = "x\n::warning::forged ##[add-mask]y"
+    (root / f"Pulumi.{hostile}.yaml").write_text("config:\n  gpu-ci:owner: a\n")
+    out = tmp_path / "all"
+    assert main(["plan", "--all", "--json-dir", str(out), "--project-dir", str(root)]) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert [line for line in lines if "forged" in line] == [
+        line for line in lines if line.startswith("error: x%0A::warning::forged ##%5Badd-mask]y: ")
+    ]
+    assert len([line for line in lines if "forged" in line]) == 1
+    assert not any(line.startswith("::") or "##[" in line for line in lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -329,3 +330,25 @@ def test_a_new_stack_with_a_stack_reference_is_all_creates() -> None:
     assert [r["type"] for r in reads] == ["pulumi:pulumi:StackReference"]
     assert result.count("create") == len(head["resources"]) - len(reads)
     assert {r.op for r in result.resources} == {"create"}
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["a``b<img src=x onerror=alert(1)>``", "`x`", "```", "a`b", "<b>bold</b>", "a ``` b"],
+)
+def test_a_value_cannot_close_its_code_span(value: str) -> None:
+    """CommonMark closes a code span only on a backtick run of its own fence's length: the
+    fence is one longer than the value's longest run, so a value's backticks (and any HTML
+    after them) stay code in the PR comment."""
+    base = _snap(_resource("a", v="old"))
+    head = _snap(_resource("a", v=value))
+    row = next(
+        line
+        for line in render_markdown(diff_snapshots(base, head), base, head).splitlines()
+        if line.startswith("| `v` |")
+    )
+    cell = row.split(" | ")[2].removesuffix(" |")
+    shown = json.dumps(value)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", shown)), default=0) + 1)
+    pad = " " if "`" in shown else ""
+    assert cell == f"{fence}{pad}{shown}{pad}{fence}"

@@ -16,29 +16,19 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+from pathlib import Path
 from typing import NoReturn, TextIO
+
+PROGRAM = Path(__file__).resolve().parents[4]  # the program's folder: `core` (prepare.sh)
+if str(PROGRAM) not in sys.path:
+    sys.path.append(str(PROGRAM))
+
+from core.workflow_text import escape_data, escape_log, escape_property  # noqa: E402
+
+__all__ = ["escape_data", "escape_log", "escape_property"]
 
 STEP = "configure"
 TITLE = f"gpu-ci step {STEP}"
-
-
-def escape_data(text: str) -> str:
-    """A workflow command's message: % CR LF escaped, so that a value with a line break
-    stays in its one annotation and cannot start a workflow command of its own
-    (@actions/core packages/core/src/command.ts @a944251, escapeData)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """A workflow command's property (`title=`): the message's escapes, and `:` and `,`
-    (command.ts, escapeProperty)."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def escape_log(text: str) -> str:
-    """Text on a log line of ours: one line (escape_data), and `##[`, which the runner reads
-    as a command anywhere in a line (ActionCommand.cs, TryParse), broken as `##%5B`."""
-    return escape_data(text).replace("##[", "##%5B")
 
 
 def annotate(level: str, message: str, title: str = TITLE) -> None:
