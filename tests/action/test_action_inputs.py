@@ -251,6 +251,9 @@ BAD_INPUTS = [
     ({"gpus": "some"}, "gpus", "input gpus 'some': must be all, one-per-gpu or a list"),
     ({"cdi": "yes"}, "cdi", "input cdi 'yes': must be true or false"),
     ({"gpu_count": "0"}, "gpu-count", "input gpu-count '0': must be a positive number"),
+    # str.isdigit() takes a superscript two, int() does not: once a traceback
+    ({"gpu_count": "²"}, "gpu-count", "input gpu-count '²': must be a positive number"),
+    ({"expect_gpus": "²"}, "expect-gpus", "input expect-gpus '²': must be a positive number"),
     (
         {"pulumi_sha256": "abc"},
         "pulumi-sha256",

@@ -18,6 +18,11 @@ CLUSTER_NAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?")
 IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/:@-]*$")
 
 
+def positive(text: str) -> bool:
+    """ASCII digits only, at least 1: `str.isdigit()` also takes "²", which `int()` refuses."""
+    return text.isascii() and text.isdigit() and int(text) >= 1
+
+
 def host_arch() -> str:
     machine = platform.machine().lower()
     arch = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
@@ -91,7 +96,7 @@ def host_from_inputs(problems: list[InputProblem]) -> dict[str, Any]:
         host["versions"] = versions
     if env("INPUT_GPU_COUNT"):
         count = env("INPUT_GPU_COUNT")
-        if not count.isdigit() or int(count) < 1:
+        if not positive(count):
             problems.append(InputProblem((given("gpu-count"),), "must be a positive number"))
         else:
             host["gpus"] = int(count)
@@ -145,7 +150,7 @@ def config_from_inputs(problems: list[InputProblem]) -> dict[str, Any]:
         cluster["nodeImage"] = env("INPUT_NODE_IMAGE")
     if env("INPUT_EXPECT_GPUS"):  # the GPU checks (docs/multi-gpu.md)
         expect = env("INPUT_EXPECT_GPUS")
-        if not expect.isdigit() or int(expect) < 1:
+        if not positive(expect):
             problems.append(InputProblem((given("expect-gpus"),), "must be a positive number"))
         else:
             cluster["expectGpus"] = int(expect)
