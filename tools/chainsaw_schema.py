@@ -5,7 +5,10 @@ The program needs the schema at run time (users have no `../shared`), so it ship
 pinned release with every `description` left out (upstream prose, which validation never
 reads: 391 KB become 61 KB), keys and everything else as they are.
 
-    python -m tools.chainsaw_schema ../shared/upstream/schemas/chainsaw-v0.2.15/test-chainsaw-v1alpha1.json
+    python -m tools.chainsaw_schema SCHEMA
+
+SCHEMA: Chainsaw's file, e.g. the shared copy
+../shared/upstream/schemas/chainsaw-v0.2.15/test-chainsaw-v1alpha1.json
 
 `tests/components/platform/test_chainsaw_schema.py` keeps the shipped file equal to this
 extract of the shared copy.

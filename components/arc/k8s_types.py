@@ -36,6 +36,22 @@ def _k8s_name(value: str) -> str:
 K8sName = Annotated[str, AfterValidator(_k8s_name)]
 
 
+def storage_class(value: str) -> str:
+    """A StorageClass name: a DNS subdomain (RFC 1123), as apimachinery's
+    IsDNS1123Subdomain checks every object name of its kind (at most 253 characters)."""
+    if len(value) > _DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a StorageClass name: a DNS subdomain (RFC 1123) of lowercase "
+            "letters, digits, '-' and '.', each dot-separated part starting and ending with a "
+            "letter or digit, at most 253 characters; give one `kubectl get storageclass` "
+            "lists (e.g. oci-bv), or leave it unset for the cluster's default"
+        )
+    return value
+
+
+StorageClassName = Annotated[str, AfterValidator(storage_class)]
+
+
 def is_qualified_name(key: str) -> bool:
     """A Kubernetes label or taint key: an optional DNS-subdomain prefix (at most 253
     characters) and `/`, then a name of 1-63 characters."""

@@ -28,11 +28,16 @@ class OkePool(ConfigModel):
 
     shape: str = Field(description="the nodes' shape")
     size: int = Field(ge=0, le=100, description="how many nodes")
+    # Bounds far above any OCI Flex shape's maximum (the largest have about a hundred OCPUs and
+    # a few TB), so a mistyped 100,000,000 is refused at preview, not by OCI mid-update.
     ocpus: float | None = Field(
-        default=None, gt=0, description="OCPUs per node: Flex shapes only, which need it"
+        default=None, gt=0, le=512, description="OCPUs per node: Flex shapes only, which need it"
     )
     memoryGbs: float | None = Field(
-        default=None, gt=0, description="memory per node in GB: Flex shapes only, which need it"
+        default=None,
+        gt=0,
+        le=8192,
+        description="memory per node in GB: Flex shapes only, which need it",
     )
     bootVolumeSizeGbs: int = Field(100, ge=50, le=32768, description="boot volume in GB")
     labels: NodeLabels = Field(default_factory=dict, description=_POOL_LABELS)

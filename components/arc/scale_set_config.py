@@ -18,7 +18,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from components.arc.k8s_types import DigestImage, K8sName, NodeLabels, PinnedImage, Quantity
+from components.arc.k8s_types import (
+    DigestImage,
+    K8sName,
+    NodeLabels,
+    PinnedImage,
+    Quantity,
+    StorageClassName,
+)
 from components.arc.launcher_config import (
     FallbackPlacement,
     LaunchPlacement,
@@ -38,7 +45,7 @@ class WorkVolume(ConfigModel):
     """The runner's work volume in kubernetes container mode (an ephemeral PVC that the
     runner pod and its job pods share)."""
 
-    storageClassName: str | None = Field(
+    storageClassName: StorageClassName | None = Field(
         None, description="default: the cluster's default; its storage class"
     )
     size: Quantity = Field("20Gi", description="its size")

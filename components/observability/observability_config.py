@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 
-from components.arc.k8s_types import K8sName, NodeLabels, Quantity
+from components.arc.k8s_types import K8sName, NodeLabels, Quantity, storage_class
 from components.config_base import ConfigModel
 from components.observability.alerts_config import AlertsConfig
 from components.observability.durations import duration, retention
@@ -23,22 +23,6 @@ from components.pins import OBSERVABILITY_PINS
 _SIZE = re.compile(r"[0-9]+(B|KB|MB|GB|TB|PB|EB)")
 """A Prometheus retention size (units.Base2Bytes as `--storage.tsdb.retention.size` reads it)."""
 _CHART_VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+")
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
-"""A StorageClass name: a DNS subdomain (RFC 1123), as apimachinery's IsDNS1123Subdomain
-checks every object name of its kind (at most 253 characters)."""
-_DNS_SUBDOMAIN_MAX = 253
-
-
-def _storage_class(value: str) -> str:
-    if len(value) > _DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not a StorageClass name: a DNS subdomain (RFC 1123) of lowercase "
-            "letters, digits, '-' and '.', each dot-separated part starting and ending with a "
-            "letter or digit, at most 253 characters; give one `kubectl get storageclass` "
-            "lists (e.g. oci-bv), or leave it unset for the cluster's default"
-        )
-    return value
 
 
 class GrafanaConfig(ConfigModel):
@@ -136,7 +120,7 @@ class ObservabilityConfig(ConfigModel):
     @field_validator("storageClassName")
     @classmethod
     def _storage_class_name(cls, value: str | None) -> str | None:
-        return None if value is None else _storage_class(value)
+        return None if value is None else storage_class(value)
 
     @field_validator("retentionSize")
     @classmethod

@@ -220,3 +220,32 @@ def test_compartment_and_owner_only_when_arc_creates_oci_resources() -> None:
 def test_cluster_stack_is_a_referenced_stack() -> None:
     cfg = load(arc_stack(cluster={"clusterStack": "org/gpu-ci/gpu-dev"}))
     assert cfg.referenced_stacks() == ["org/gpu-ci/gpu-dev"]
+
+
+def test_flex_pool_sizes_far_beyond_any_shape_are_refused() -> None:
+    pool = {"shape": "VM.Standard.E5.Flex", "ocpus": 4, "memoryGbs": 100_000_000}
+    found = problems(arc_stack(cluster=oke(cpuPool=pool)))
+    assert found[0].startswith(
+        "gpu-ci:arc.cluster.oke.cpuPool.memoryGbs: Input should be less than or equal to 8192"
+    )
+    pool = {"shape": "VM.Standard.E5.Flex", "ocpus": 1e9, "memoryGbs": 64}
+    assert problems(arc_stack(cluster=oke(cpuPool=pool)))[0].startswith(
+        "gpu-ci:arc.cluster.oke.cpuPool.ocpus: Input should be less than or equal to 512"
+    )
+    largest = {"shape": "VM.Standard.E5.Flex", "ocpus": 94, "memoryGbs": 1049}
+    assert load(arc_stack(cluster=oke(cpuPool=largest))).arc is not None
+
+
+@pytest.mark.parametrize("name", ["oci-bv$(id)", "OCI-BV", "oci bv", "-oci", "a" * 254, ""])
+def test_a_work_volume_storage_class_must_be_a_kubernetes_name(name: str) -> None:
+    scale_set = gpu_pod(containerMode="kubernetes", workVolume={"storageClassName": name})
+    found = problems(arc_stack(launcher(), scale_set))
+    assert found[0].startswith(
+        "gpu-ci:arc.scaleSets[1].workVolume.storageClassName: "
+        f"{name!r} is not a StorageClass name: a DNS subdomain (RFC 1123)"
+    )
+
+
+def test_a_work_volume_storage_class_that_is_one_loads() -> None:
+    scale_set = gpu_pod(containerMode="kubernetes", workVolume={"storageClassName": "oci-bv.x"})
+    assert load(arc_stack(launcher(), scale_set)).arc is not None
