@@ -12,7 +12,8 @@ lines 251-279), or the standalone device plugin chart's `config.name`/`.default`
 config format is the device plugin's (`version: v1`, `sharing.timeSlicing.resources[]` or
 `sharing.mps.resources[]`, each `name` + `replicas`), as in Trainer's
 shared/upstream/kubeflow-trainer/gpu-time-slicing.yml and NVIDIA's GPU sharing guide
-(gpu-operator docs `gpu-sharing.rst`).
+(gpu-operator docs `gpu-sharing.rst`), read as the plugin reads it
+(`device_plugin_config.py`: field names in any case, `name: gpu` meaning nvidia.com/gpu).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from components.platform.device_plugin_config import STRATEGIES, shared_replicas
 from core import read_yaml
 from core.read_limits import CATALOG_FILE
 from core.read_yaml import SAFE
@@ -30,7 +32,6 @@ if TYPE_CHECKING:  # release_plan plans the checks, which read this: no import c
     from components.platform.release_plan import ComponentPlan
 
 GPU_RESOURCE = "nvidia.com/gpu"
-STRATEGIES = ("timeSlicing", "mps")
 DEVICE_PLUGIN_CONFIG = {
     "gpu-operator": "devicePlugin.config",
     "nvidia-device-plugin": "config",
@@ -81,17 +82,8 @@ def _replicas(text: object) -> tuple[str, int] | None:
         parsed = read_yaml.load(text, name="device plugin config", limits=CATALOG_FILE, schema=SAFE)
     except YamlRefusedError:
         return None  # not a config the plugin could read either: it shares nothing
-    config = parsed.data
-    sharing = config.get("sharing") if isinstance(config, dict) else None
-    for strategy in STRATEGIES:
-        part = sharing.get(strategy) if isinstance(sharing, dict) else None
-        resources = part.get("resources") if isinstance(part, dict) else None
-        for resource in resources if isinstance(resources, list) else []:
-            if isinstance(resource, dict) and resource.get("name") == GPU_RESOURCE:
-                replicas = resource.get("replicas")
-                if isinstance(replicas, int) and replicas > 1:
-                    return strategy, replicas
-    return None
+    shared = shared_replicas(parsed.data, GPU_RESOURCE)  # as the plugin reads it
+    return next(((s, shared[s]) for s in STRATEGIES if s in shared), None)
 
 
 def _entries(data: Mapping[str, Any], default: object) -> list[object]:

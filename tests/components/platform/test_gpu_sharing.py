@@ -7,14 +7,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
-from components.platform.gpu_sharing import GpuSharing, gpu_sharing
+from components.platform.gpu_sharing import GpuSharing, _replicas, gpu_sharing
 from components.platform.overrides import PlatformOverrides
 from components.platform.release_plan import ComponentPlan, PlatformPlan, plan_platform
 from recipes import Catalog, RecipeResult
 
 OFF = ["gpu-time-slicing:enabled=false", "gpu-operator:devicePlugin.config.name="]
+GPU4 = {"name": "nvidia.com/gpu", "replicas": 4}
 
 
 def planned(catalog: Catalog, recipe: RecipeResult, *items: str) -> PlatformPlan:
@@ -96,3 +98,53 @@ def test_the_default_entry_decides_and_one_replica_is_no_sharing(
 def test_a_config_that_is_not_yaml_shares_nothing(catalog: Catalog, recipe: RecipeResult) -> None:
     inline = {"name": "dp", "create": True, "data": {"any": "sharing: [unclosed"}}
     assert gpu_sharing(components_with(planned(catalog, recipe, *OFF), inline)) is None
+
+
+def config_text(sharing: dict[str, Any], **top: Any) -> str:
+    return yaml.safe_dump({"version": "v1", **top, "sharing": sharing})
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        # struct fields match case-insensitively (encoding/json via sigs.k8s.io/yaml)
+        (yaml.safe_dump({"Sharing": {"TimeSlicing": {"resources": [GPU4]}}}), ("timeSlicing", 4)),
+        (yaml.safe_dump({"SHARING": {"MPS": {"resources": [GPU4]}}}), ("mps", 4)),
+        # ...the last key in sorted order wins: "sharing" sorts after "Sharing"
+        (
+            yaml.safe_dump(
+                {"Sharing": {"timeSlicing": {"resources": [GPU4]}}, "sharing": {"mps": {}}}
+            ),
+            None,
+        ),
+        # a name without the prefix gets it (NewResourceName)
+        (
+            config_text({"timeSlicing": {"resources": [{"name": "gpu", "replicas": 3}]}}),
+            ("timeSlicing", 3),
+        ),
+        # map keys inside a strategy are exact: the plugin refuses these, so nothing is shared
+        (config_text({"timeSlicing": {"Resources": [GPU4]}}), None),
+        (config_text({"timeSlicing": {"resources": [{"name": "gpu", "Replicas": 4}]}}), None),
+        (config_text({"timeSlicing": {"resources": [{"name": "gpu", "replicas": 1}]}}), None),
+        (config_text({"timeSlicing": {"resources": [{"name": "gpu", "replicas": "4"}]}}), None),
+        (config_text({"timeSlicing": {"resources": [{"name": "gpu", "replicas": True}]}}), None),
+        (config_text({"timeSlicing": {"resources": [{"name": "gpu", "replicas": 2.5}]}}), None),
+        (config_text({"mps": {"resources": [{"name": "nvidia.com/gpu.x", "replicas": 4}]}}), None),
+    ],
+)
+def test_a_config_is_read_as_the_device_plugin_reads_it(
+    config: str, expected: tuple[str, int] | None
+) -> None:
+    """k8s-device-plugin v0.20.0 `api/config/v1`: config.go (sigs.k8s.io/yaml), sharing.go,
+    replicas.go (exact keys, replicas >= 2), resources.go (NewResourceName's prefix)."""
+    assert _replicas(config) == expected
+
+
+def test_an_upper_case_config_still_trips_the_multi_gpu_guard(
+    catalog: Catalog, recipe: RecipeResult
+) -> None:
+    """The guard that keeps multi-GPU jobs off shared GPUs once read only lower-case keys."""
+    upper = yaml.safe_dump({"version": "v1", "Sharing": {"TimeSlicing": {"resources": [GPU4]}}})
+    inline = {"name": "dp", "create": True, "data": {"any": upper}}
+    sharing = gpu_sharing(components_with(planned(catalog, recipe, *OFF), inline))
+    assert sharing is not None and (sharing.strategy, sharing.replicas) == ("timeSlicing", 4)
