@@ -333,6 +333,23 @@ def test_a_stack_config_the_action_cannot_run_is_refused(job: Job, file: str, ca
     )
 
 
+def test_a_credential_in_stack_config_is_told_a_fix_the_action_accepts(job: Job) -> None:
+    """The program's fix, `pulumi config set --secret`, writes a `secure:` value, which
+    stack-config refuses: the action says what works instead."""
+    (job.workspace / "c.yaml").write_text(
+        "config:\n  gpu-ci:observability:\n    grafana: {adminPassword: hunter2hunter2}\n"
+    )
+    annotation = only_annotation(job.configure(stack_config="c.yaml"))
+    assert annotation == (
+        "::error title=gpu-ci input stack-config::input stack-config 'c.yaml': "
+        "gpu-ci:observability.grafana.adminPassword: is a credential, and the action's stack "
+        "holds none (its passphrase is made per job, and stack-config refuses `secure:` "
+        "values): leave it out of stack-config; a credential goes in a stack of your own "
+        "(`pulumi config set --secret`)"
+    )
+    assert "hunter2" not in annotation
+
+
 def test_the_configure_step_in_a_job(runner: ActionSandbox) -> None:
     """The smoke test: configure.sh on the virtualenv, as action.yml runs it."""
     assert runner.run("prepare").returncode == 0

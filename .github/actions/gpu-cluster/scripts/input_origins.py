@@ -45,6 +45,14 @@ ACTION_KEYS: dict[str, str] = {
 }
 """Each key the action sets itself: what it did (`{value}`: the value it set)."""
 
+PLAIN_CREDENTIAL = "is a credential in plain text"
+"""How the program's loader starts a plain credential's problem; its fix (`pulumi config set
+--secret`) does not apply to the action's stack."""
+NO_SECRETS = (
+    "is a credential, and the action's stack holds none (its passphrase is made per job, and "
+    "stack-config refuses `secure:` values): leave it out of stack-config; a credential goes "
+    "in a stack of your own (`pulumi config set --secret`)"
+)
 KEY_MENTION = re.compile(rf"{NAMESPACE}:[A-Za-z0-9_.\[\]-]*[A-Za-z0-9_\]]")
 """A config key named in a message (`gpu-ci:host.gpus`), without trailing punctuation."""
 WORD = re.compile(r"(?<![\w./:-])([A-Za-z][A-Za-z0-9]*)(?![\w/-]|\.\w)")
@@ -138,7 +146,7 @@ class Origins:
                 did.append(source.did)
         if any(s.input == STACK_CONFIG for _, s in sources) or not sources:
             # A key of the workflow's own stack-config file (or of no input): named.
-            text = f"{key}: {message}"
+            text = f"{key}: {NO_SECRETS if message.startswith(PLAIN_CREDENTIAL) else message}"
         else:
             text = GIVEN.sub("", message)  # the value at the key: the input's, shown above
             for sub_key, source in sources:
