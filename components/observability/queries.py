@@ -11,15 +11,22 @@ built: what the tests run through Prometheus is what the program builds.
 Counting jobs. ARC creates a counter or histogram series when it first records into it, so
 the first sample of a new series already holds its first job, and `increase()` (the change
 between samples) never sees that job. New series appear mid-range for every new label set
-(a job name, a result) and whenever the listener restarts on a new pod. `counted()` takes,
-per series:
-- one that had a sample in the hour before the window and no reset in it: its largest value
-  in the window less its last value before (exact: `increase()` would extrapolate a series
-  that ends or starts inside the window, and show 1.006 jobs);
-- one that was there before and reset inside the window (a listener restarted in its pod):
-  `increase()`, which adds the value after each reset;
-- one that was not there before: its largest value in the window, all its jobs. A series born
-  and reset inside one window counts only its larger life.
+(a job name, a result) and whenever the listener restarts on a new pod. Windows are those of
+the Prometheus gpu-ci deploys (v3.11.3): left-open, `(t - window, t]`, so a sample exactly at
+a window's start is the value before it and not in it (promql/engine.go `matrixIterSlice`
+drops samples at or before the start; Prometheus's migration guide, "Range selectors and
+lookback exclude samples coinciding with the left boundary"; Prometheus 2 had it in both).
+`counted()` takes, per series:
+- one that was there in the hour before the window and neither fell below its value from
+  then nor reset in the window: its largest value less that value (exact: `increase()`
+  would extrapolate a series that ends or starts inside the window, and show 1.006 jobs);
+- one that did not reset in the window and is new, or fell below the value before it by its
+  first sample in the window (restarted in place between the two, which `resets()` over the
+  window cannot see): its largest value, all its jobs;
+- one that was there before and reset in the window (a listener restarted in its pod):
+  `increase()`, which adds the value after each reset but extrapolates the samples to the
+  window's edges (a scrape interval's share more); `jobs()` rounds counts back to whole jobs;
+- one that is new and reset in the window: its larger life only.
 """
 
 from __future__ import annotations
@@ -56,17 +63,27 @@ def selector(metric: str, matchers: str) -> str:
 def counted(series: str, window: str) -> str:
     """What a counter series counted in `window`, one result per series (see the module)."""
     before = f"last_over_time({series}[{SEEN_BEFORE}] offset {window})"
-    grown = f"max_over_time({series}[{window}]) - {before}"
+    most = f"max_over_time({series}[{window}])"
+    least = f"min_over_time({series}[{window}])"
+    steady = f"(resets({series}[{window}]) == 0)"
     return (
-        f"(({grown}) >= 0 and resets({series}[{window}]) == 0) or "
+        f"(({most} - {before}) and ({before} <= {least}) and {steady}) or "
+        f"({most} and {steady}) or "
         f"(increase({series}[{window}]) and {before}) or "
-        f"(max_over_time({series}[{window}]) unless {before})"
+        f"{most}"
     )
+
+
+def jobs(series: str, window: str) -> str:
+    """`counted()` of a counter of jobs (completed jobs, a histogram's `_count` or bucket),
+    rounded per series: jobs are whole, and only `increase()`'s extrapolation of a series
+    that reset in the window (a scrape interval's share of it) makes fractions."""
+    return f"round({counted(series, window)})"
 
 
 def _quantile(q: float, histogram: str, window: str, by: str) -> str:
     bucket = selector(f"{histogram}_bucket", SCALE_SET)
-    return f"histogram_quantile({q}, sum by ({by}) ({counted(bucket, window)}))"
+    return f"histogram_quantile({q}, sum by ({by}) ({jobs(bucket, window)}))"
 
 
 def _percent(q: float) -> str:
@@ -95,8 +112,7 @@ def in_range(histogram: str) -> tuple[Query, ...]:
 
 def jobs_completed() -> Query:
     return Query(
-        expr=f"sum by (scale_set, job_result) "
-        f"({counted(selector(COMPLETED, SCALE_SET), '$__range')})",
+        expr=f"sum by (scale_set, job_result) ({jobs(selector(COMPLETED, SCALE_SET), '$__range')})",
         legend="{{scale_set}} {{job_result}}",
     )
 
@@ -147,7 +163,8 @@ def gpu_memory() -> Query:
 
 
 def _gpus(condition: str) -> str:
-    """GPUs (by UUID) at each minute of the range, in hours."""
+    """GPUs (by UUID) at each whole minute after the range's start, in hours: a subquery's
+    steps are left-open too, so a 3h range is 180 steps, not 181."""
     return (
         f"sum_over_time((count(count by (UUID) (DCGM_FI_DEV_GPU_UTIL{condition})) "
         "or vector(0))[$__range:1m]) / 60"
@@ -168,8 +185,8 @@ def _seconds(histogram: str, window: str, matchers: str = "") -> str:
     return counted(selector(f"{histogram}_sum", matchers), window)
 
 
-def _jobs(histogram: str, window: str) -> str:
-    return counted(f"{histogram}_count", window)
+def _count(histogram: str, window: str) -> str:
+    return jobs(f"{histogram}_count", window)
 
 
 def job_hours() -> Query:
@@ -180,7 +197,7 @@ def job_hours() -> Query:
 
 
 def _mean_minutes(histogram: str) -> Query:
-    return Query(expr=f"sum({_seconds(histogram, '7d')}) / sum({_jobs(histogram, '7d')}) / 60")
+    return Query(expr=f"sum({_seconds(histogram, '7d')}) / sum({_count(histogram, '7d')}) / 60")
 
 
 def usage_queries() -> dict[str, Query]:
@@ -189,7 +206,7 @@ def usage_queries() -> dict[str, Query]:
     execution minutes; the mean wait for a runner (for a vm-launcher set the VM's launch and
     boot, which is billed; teardown is not measured)."""
     return {
-        "jobsPerDay": Query(expr=f"sum({counted(COMPLETED, '7d')}) / 7"),
+        "jobsPerDay": Query(expr=f"sum({jobs(COMPLETED, '7d')}) / 7"),
         "minutesPerJob": _mean_minutes(EXECUTION),
         "overheadMinutesPerJob": _mean_minutes(STARTUP),
     }

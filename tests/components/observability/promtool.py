@@ -1,35 +1,23 @@
 """Prometheus itself as the oracle: `promtool test rules` over generated test files.
 
-Debian's `prometheus` package ships promtool (`.ci/run` installs it; 2.42 on Debian 12). The
-tests need it: without it they fail where CI runs (`GPU_CI_REQUIRE_UPSTREAM=1` or `CI` set)
-and skip, saying why, elsewhere.
+The promtool of Prometheus v3.11.3, the version the pinned kube-prometheus-stack 84.4.0
+deploys (its values.yaml, `prometheus.prometheusSpec.image.tag`), built by
+tools/tasks/upstream_tools.py: Prometheus 3's query semantics (left-open range selectors),
+not an older promtool's. Missing, it fails or skips as tests/upstream_tools.py says.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from components.observability.queries import PROMQL_SAMPLE_VALUES
+from tests.upstream_tools import run_tool
 
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"')
-
-
-def promtool_path() -> str:
-    path = shutil.which("promtool")
-    if path is None:
-        why = "promtool not found: install Debian's `prometheus` package (.ci/run does)"
-        if os.environ.get("GPU_CI_REQUIRE_UPSTREAM") == "1" or os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
-    return path
 
 
 def substitute(expr: str, **values: str) -> str:
@@ -88,13 +76,6 @@ def check_rules(tmp_path: Path, groups: list[dict[str, Any]]) -> tuple[bool, str
 
 
 def _promtool(cwd: Path, *args: str, timeout: int) -> tuple[bool, str]:
-    """Run promtool in `cwd`: whether it passed, and all it printed."""
-    done = subprocess.run(
-        [promtool_path(), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    """Run the pinned promtool in `cwd`: whether it passed, and all it printed."""
+    done = run_tool("promtool", *args, cwd=cwd, timeout=timeout)
     return done.returncode == 0, done.stdout + done.stderr

@@ -33,6 +33,7 @@ BUCKETS = {
     "gha_job_execution_duration_seconds": EXECUTION_BUCKETS,
 }
 E2E, SMOKE = "e2e (3.11)", "smoke"
+A10, POD = "gpu-a10", "gpu-a10-pod"
 JOBS = [
     Job("gpu-a10", E2E, "pull_request", "succeeded", start=10, end=40, startup_s=240),  # J1
     Job("gpu-a10-pod", E2E, "pull_request", "succeeded", start=20, end=55, startup_s=30),  # J2
@@ -43,7 +44,6 @@ JOBS = [
     Job("gpu-a10-pod", E2E, "pull_request", "succeeded", start=205, end=235, startup_s=45),  # J7
     Job("gpu-a10-pod", SMOKE, "pull_request", "cancelled", start=210, end=212, startup_s=15),  # J8
 ]
-A10, POD = "gpu-a10", "gpu-a10-pod"
 LIVES = [
     Listener(A10, "gpu-a10-754b578d-listener", "10.0.1.5", start=0, end=150),
     Listener(A10, "gpu-a10-754b578d-listener", "10.0.1.9", start=150),
@@ -60,8 +60,18 @@ def listener(lives: list[Listener] = LIVES) -> list[dict[str, str]]:
 
 
 def in_window(job_minute: int, window: tuple[int, int] = WINDOW) -> bool:
-    """Inside (start, end]: the sample at the window's first minute is the value before it."""
+    """Inside (start, end], as Prometheus 3's range selectors are left-open: the sample at
+    the window's first minute is the value before it."""
     return window[0] < job_minute <= window[1]
+
+
+RESTARTED = (POD, E2E)
+"""The series (scale set, job name) the in-place restart at minute 200 resets inside the range;
+its jobs in the range are J6 and J7."""
+STRETCH = 180 / 179
+"""What `increase()` makes of that series in the range: its samples span minutes 61-240,
+extrapolated to the range's 180 minutes (promql/functions.go `extrapolatedRate`, Prometheus
+v3.11.3). Its seconds read that much more; its counts are rounded back to whole jobs."""
 
 
 GPU_A = Gpu("gpu-node-a", "GPU-5f6d1c2a-9b1e-4f7a-8c3d-0a1b2c3d4e5f", "10.0.3.4")

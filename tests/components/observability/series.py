@@ -154,6 +154,8 @@ def listener_series(
                 _record(out, f"{histogram}_sum", labels, life, events, sum)
                 _record(out, f"{histogram}_count", labels, life, events, len)
                 for le in (*buckets[histogram], float("inf")):
+                    # `le` as Prometheus 3 stores it whatever the exposition said: a float
+                    # ("1.0", not "1"; its migration guide, "`le` and `quantile` label values")
                     bound = "+Inf" if le == float("inf") else repr(le)
                     _record(
                         out,

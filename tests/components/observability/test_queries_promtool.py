@@ -58,7 +58,8 @@ def _observed(
 
 def test_jobs_completed_counts_each_new_series_first_job(tmp_path: Path) -> None:
     """J4 (a new job name), J5 (the listener's new pod) and J8 (new name, after a restart)
-    are their series' first jobs; J7 comes after an in-place reset of J2's series."""
+    are their series' first jobs; J7 comes after an in-place reset of J2's and J6's series
+    (`increase()`, rounded to whole jobs: unrounded, 2 * STRETCH)."""
     counts: dict[tuple[str, str], float] = defaultdict(float)
     for job in JOBS:
         if in_window(job.end):
@@ -108,12 +109,18 @@ def test_quantiles_of_the_last_hour_per_scale_set(tmp_path: Path) -> None:
     run(tmp_path, [case(scenario.listener(), *tests)])
 
 
+def _job_hours(scale_set: str) -> float:
+    """The set's execution hours in the range, the restarted series' as `increase()` reads
+    them (scenario.STRETCH)."""
+    ran = [j for j in JOBS if j.scale_set == scale_set and in_window(j.end)]
+    stretched = [j for j in ran if (j.scale_set, j.job_name) == scenario.RESTARTED]
+    seconds = sum(j.execution_s for j in ran)
+    return (seconds + (scenario.STRETCH - 1) * sum(j.execution_s for j in stretched)) / 3600
+
+
 def test_job_hours_per_scale_set(tmp_path: Path) -> None:
-    samples = [
-        ({"scale_set": s}, sum(_observed("execution_s", "end", scenario.WINDOW, s)) / 3600)
-        for s in (A10, POD)
-    ]
-    assert [v for _, v in samples] == [7800 / 3600, 4320 / 3600]
+    samples = [({"scale_set": s}, _job_hours(s)) for s in (A10, POD)]
+    assert [v for _, v in samples] == [7800 / 3600, (120 + 4200 * scenario.STRETCH) / 3600]
     run(tmp_path, [case(scenario.listener(), expect(queries.job_hours(), samples))])
 
 
@@ -149,7 +156,7 @@ def test_the_range_panels_honour_the_scale_set(tmp_path: Path) -> None:
             ],
             scale_set=POD,
         ),
-        expect(queries.job_hours(), [({"scale_set": POD}, 4320 / 3600)], scale_set=POD),
+        expect(queries.job_hours(), [({"scale_set": POD}, _job_hours(POD))], scale_set=POD),
     ]
     run(tmp_path, [case(scenario.listener(), *tests)])
 
@@ -205,10 +212,11 @@ def test_gpu_panels_keep_each_hosts_gpu_apart(tmp_path: Path) -> None:
         expect(queries.gpu_utilization(), [(a, 0.0), (b, 40.0)], at="150m"),
         expect(queries.gpu_memory(), [(a, 50.0), (b, 25.0)], at="90m"),
         expect(queries.gpu_memory(), [(a, 1.25), (b, 25.0)], at="150m"),
-        # 3 h at one-minute steps is 181 steps (60-240): node b's GPU busy at each, node a's
-        # during the 60 minutes a job held it (60-119); both are paid at each.
-        expect(used, [({}, (181 + 60) / 60)]),
-        expect(paid, [({}, 2 * 181 / 60)]),
+        # 3 h at one-minute steps is 180 steps (61-240: the subquery, left-open like any
+        # range, leaves out the range's start): node b's GPU busy at each, node a's at the 59
+        # of them inside the hour a job held it (60-119); both are paid at each.
+        expect(used, [({}, (180 + 59) / 60)]),
+        expect(paid, [({}, 2 * 180 / 60)]),
     ]
     run(tmp_path, [case(scenario.gpus(), *tests)])
 
