@@ -8,26 +8,30 @@ allows (NVIDIA/aicr `validators/chainsaw/allowlist.go`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from components.platform.chainsaw_durations import DurationError, parse_ns
 from core import yaml_text
 
 API_VERSION = "chainsaw.kyverno.io/v1alpha1"
 READ_ONLY_OPERATIONS = ("assert", "error")
 BLOCKS = ("try", "catch", "finally", "cleanup")
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
-_UNIT_S = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+TEST_LEVEL = "(the Test)"
+"""The `step` of an operation in `spec.catch`, which runs when any step fails."""
 
 
 def duration_s(text: str) -> float | None:
     """A Go `time.Duration` string (`5m`, `1m30s`, `250ms`) in seconds; None if not one
-    (Chainsaw's timeouts are `metav1.Duration`, parsed by Go's `time.ParseDuration`)."""
-    if not isinstance(text, str) or not text or _DURATION.sub("", text) != "":
+    (Chainsaw's timeouts are `metav1.Duration`, parsed by Go's `time.ParseDuration`:
+    `chainsaw_durations.py`)."""
+    if not isinstance(text, str):
         return None
-    return sum(float(n) * _UNIT_S[u] for n, u in _DURATION.findall(text))
+    try:
+        return parse_ns(text) / 1e9
+    except DurationError:
+        return None
 
 
 def go_duration(seconds: int) -> str:
@@ -44,6 +48,8 @@ class Operation:
     block: str
     kind: str
     body: Mapping[str, Any]
+    path: str = ""
+    """Its place in the Test (`spec.catch[0].script`)."""
 
     @property
     def resource(self) -> Mapping[str, Any]:
@@ -52,14 +58,23 @@ class Operation:
 
 
 def operations(test: Mapping[str, Any]) -> Iterator[Operation]:
-    """Every operation of every step, in order (a schema-valid Test)."""
-    for index, step in enumerate((test.get("spec") or {}).get("steps") or []):
+    """Every operation Chainsaw may run, in order (a schema-valid Test): each step's `try`,
+    `catch`, `finally` and `cleanup`, then the Test's own `catch`, which v0.2.15 runs after
+    a failed step (kyverno/chainsaw v0.2.15 `pkg/runner/runner.go`, `Catch` of the test
+    context; a Test has no `finally` or `cleanup` of its own: `pkg/apis/v1alpha1/test.go`)."""
+    spec = test.get("spec") or {}
+    for index, step in enumerate(spec.get("steps") or []):
         name = str((step or {}).get("name") or f"step-{index + 1}")
         for block in BLOCKS:
-            for entry in (step or {}).get(block) or []:
-                for key, body in (entry or {}).items():
-                    if key not in ("compiler", "continueOnError", "description"):
-                        yield Operation(name, block, key, body or {})
+            yield from _block(step or {}, block, name, f"spec.steps[{index}]")
+    yield from _block(spec, "catch", TEST_LEVEL, "spec")
+
+
+def _block(holder: Mapping[str, Any], block: str, step: str, at: str) -> Iterator[Operation]:
+    for number, entry in enumerate(holder.get(block) or []):
+        for key, body in (entry or {}).items():
+            if key not in ("compiler", "continueOnError", "description"):
+                yield Operation(step, block, key, body or {}, f"{at}.{block}[{number}].{key}")
 
 
 def budget_s(test: Mapping[str, Any]) -> int | None:

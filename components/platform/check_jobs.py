@@ -23,10 +23,9 @@ from components.base import MANAGED_LABELS
 from components.pins import CHECK_PINS
 from components.platform.chainsaw_tests import go_duration
 from components.platform.check_plan import GPU_RESOURCE, RUNTIME_CLASS, CheckPlan
-from components.platform.health_model import ClusterCheck
+from components.platform.health_model import CHECKS_NAMESPACE, ClusterCheck
 from components.platform.runtime_patch import SHM_PATH, SHM_VOLUME
 
-CHECKS_NAMESPACE = "gpu-ci-checks"
 CHECKS_ACCOUNT = "gpu-ci-checks"
 DIGEST_ANNOTATION = "gpu-ci/check-digest"
 CHECK_LABEL = "gpu-ci/check"

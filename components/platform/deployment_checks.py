@@ -15,14 +15,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
-from components.platform.check_jobs import (
-    CHECKS_ACCOUNT,
-    CHECKS_NAMESPACE,
-    check_job,
-    config_map,
-    reader_rules,
-)
+from components.platform.check_jobs import CHECKS_ACCOUNT, check_job, config_map, reader_rules
 from components.platform.check_plan import CheckPlan
+from components.platform.health_model import CHECKS_NAMESPACE
 
 
 class DeploymentChecksArgs(ComponentArgs):

@@ -6,12 +6,15 @@ gpu-ci runs it in-cluster (`check_jobs.py`) and, at preview, refuses with one er
 the component and the file:
 - a document that is not one valid `chainsaw.kyverno.io/v1alpha1` `Test` by Chainsaw's
   published schema (`chainsaw_schema.py`);
-- an operation other than `assert` and `error`, in any block, as AICR's deployment
-  validator does (NVIDIA/aicr `validators/chainsaw/allowlist.go`: registry asserts run
-  read-only); a step template (`use`) or an `assert.file`, which name files the check Job
-  does not have (only the Test is mounted);
-- a resource without a literal `apiVersion` and `kind` (the check's read-only RBAC is
-  derived from them), or a Secret (checks never read Secrets).
+- an operation other than `assert` and `error` in a step's `try`, anywhere Chainsaw runs
+  one (each step's `try`, `catch`, `finally`, `cleanup` and the Test's own `catch`:
+  `chainsaw_tests.operations`), as AICR's deployment validator keeps registry asserts
+  read-only (NVIDIA/aicr `validators/chainsaw/allowlist.go`); a step template (`use`) or an
+  `assert.file`, which name files the check Job does not have (only the Test is mounted);
+- a resource, or an `x_k8s_*` call in any expression (`chainsaw_expressions.py`), without a
+  literal `apiVersion` and `kind` naming exactly one resource type a check may read
+  (`chainsaw_reads.py`: the check's read-only RBAC is built from them; never Secrets);
+- what would plan and then fail its Job on every run (`chainsaw_runnable.py`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,16 @@ from typing import Any
 
 import yaml
 
+from components.platform.chainsaw_expressions import calls
+from components.platform.chainsaw_reads import ReadError, checked_read
+from components.platform.chainsaw_runnable import duration_problem, placement_problem
 from components.platform.chainsaw_schema import first_error
-from components.platform.chainsaw_tests import READ_ONLY_OPERATIONS, budget_s, operations
+from components.platform.chainsaw_tests import (
+    READ_ONLY_OPERATIONS,
+    TEST_LEVEL,
+    budget_s,
+    operations,
+)
 from components.platform.health_model import Read
 from components.platform.overrides import PlatformError
 from core.errors import GpuCiError
@@ -33,8 +44,6 @@ from recipes.catalog import Catalog
 from recipes.model import ComponentRef
 
 INLINE = "inline healthCheckAsserts"
-NEVER_READ = frozenset({("", "secrets")})
-_UNPLURALIZED = ("endpoints",)
 
 
 @dataclass(frozen=True)
@@ -47,26 +56,6 @@ class HealthTest:
     name: str
     reads: tuple[Read, ...]
     budget_s: int | None
-
-
-def plural(kind: str) -> str:
-    """The resource of `kind` as the API server's fallback names it (k8s.io/apimachinery
-    `pkg/api/meta/restmapper.go` `UnsafeGuessKindToResource`: lower-cased, `-s` + `es`,
-    `-y` -> `ies`, `endpoints` kept), which CRDs and the core kinds gpu-ci reads follow."""
-    word = kind.lower()
-    if word.endswith(_UNPLURALIZED):
-        return word
-    if word.endswith("s"):
-        return word + "es"
-    if word.endswith("y"):
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def read_of(api_version: str, kind: str) -> Read:
-    """The resource type an `apiVersion`/`kind` pair names."""
-    group = api_version.rpartition("/")[0]
-    return Read(group, plural(kind))
 
 
 def source_of(catalog: Catalog | None, ref: ComponentRef) -> str:
@@ -102,8 +91,12 @@ def parse_health_test(component: str, source: str, text: str) -> HealthTest:
                 f"{where}: spec.steps[{index}] uses a step template; write its operations "
                 "inline (only the Test itself is mounted into the check Job)"
             )
+    for cause in (duration_problem(test), placement_problem(test, len(text.encode()))):
+        if cause is not None:
+            raise PlatformError(f"{where}: {cause}")
     for op in operations(test):
-        at = f"{where}: step {op.step!r} {op.block}"
+        step = "spec" if op.step == TEST_LEVEL else f"step {op.step!r}"
+        at = f"{where}: {step} {op.block}"
         if op.kind not in READ_ONLY_OPERATIONS or op.block != "try":
             raise PlatformError(
                 f"{at}: `{op.kind}` is not allowed; health checks run read-only, with `assert` "
@@ -111,23 +104,26 @@ def parse_health_test(component: str, source: str, text: str) -> HealthTest:
             )
         if op.body.get("file"):
             raise PlatformError(f"{at}: {op.kind}.file is not supported; inline the resource")
-        reads.add(_read(at, op.kind, op.resource))
+        reads.add(_read(at, f"{op.kind}.resource", op.resource))
+    for call in calls(test):
+        pair = {"apiVersion": call.api_version, "kind": call.kind}
+        reads.add(_read(f"{where}: {call.path}", f"{call.function}(...)", pair))
     name = str((test.get("metadata") or {}).get("name") or component)
     return HealthTest(component, source, text, name, tuple(sorted(reads)), budget_s(test))
 
 
-def _read(at: str, kind: str, resource: Mapping[str, Any]) -> Read:
+def _read(at: str, what: str, resource: Mapping[str, Any]) -> Read:
     api_version, object_kind = resource.get("apiVersion"), resource.get("kind")
     literal = all(isinstance(v, str) and v and "(" not in v for v in (api_version, object_kind))
     if not literal:
         raise PlatformError(
-            f"{at}: {kind}.resource needs a literal apiVersion and kind (the check's read-only "
+            f"{at}: {what} needs a literal apiVersion and kind (the check's read-only "
             f"RBAC is derived from them) [given: {api_version!r}, {object_kind!r}]"
         )
-    read = read_of(str(api_version), str(object_kind))
-    if (read.group, read.resource) in NEVER_READ:
-        raise PlatformError(f"{at}: health checks never read {object_kind} objects")
-    return read
+    try:
+        return checked_read(str(api_version), str(object_kind))
+    except ReadError as err:
+        raise PlatformError(f"{at}: {what}: {err}") from None
 
 
 def health_tests(catalog: Catalog | None, deployed: list[ComponentRef]) -> list[HealthTest]:

@@ -21,6 +21,9 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 CheckKind = Literal["chainsaw", "gpu-pod"]
+CHECKS_NAMESPACE = "gpu-ci-checks"
+"""The namespace of every check Job, the only one a chainsaw check may read namespaced
+objects from (`check_jobs.chainsaw_args`)."""
 DEFAULT_TIMEOUT_S = 600
 """A check's Job deadline when neither its Test nor the AICR validator catalog sets one."""
 MARGIN_S = 60

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from components.platform.chainsaw_reads import read_of
 from components.platform.chainsaw_tests import available, established, ref, render_test, step
-from components.platform.health_checks import read_of
 from components.platform.health_model import MARGIN_S, ClusterCheck, Read, chainsaw_check
 from components.platform.manifests import CLUSTER_SCOPED
 from components.platform.overrides import PlatformError

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from components.platform.chainsaw_tests import operations
-from components.platform.check_jobs import CHECKS_NAMESPACE, TEST_DIR, TEST_FILE, chainsaw_args
-from components.platform.health_model import ClusterCheck
+from components.platform.check_jobs import TEST_DIR, TEST_FILE, chainsaw_args
+from components.platform.health_model import CHECKS_NAMESPACE, ClusterCheck
 from core import yaml_text
 from tests.components.platform.recorded_cluster import Kind, RecordedApi, serving
 from tests.upstream_tools import run_tool

@@ -7,14 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from components.platform.chainsaw_reads import plural, read_of
 from components.platform.chainsaw_tests import budget_s, duration_s, go_duration
-from components.platform.health_checks import (
-    INLINE,
-    parse_health_test,
-    plural,
-    read_of,
-    source_of,
-)
+from components.platform.health_checks import INLINE, parse_health_test, source_of
 from components.platform.health_model import Read
 from components.platform.overrides import PlatformError
 from components.platform.platform_config import PlatformConfig

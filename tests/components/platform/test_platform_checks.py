@@ -11,7 +11,6 @@ import pytest
 from components.pins import CHECK_PINS
 from components.platform.chainsaw_schema import first_error
 from components.platform.check_jobs import (
-    CHECKS_NAMESPACE,
     DIGEST_ANNOTATION,
     POD_BUILDERS,
     TEST_FILE,
@@ -20,7 +19,7 @@ from components.platform.check_jobs import (
     reader_rules,
 )
 from components.platform.check_plan import SMOKE_CHECK, plan_checks, smoke_check
-from components.platform.health_model import ClusterCheck, Read
+from components.platform.health_model import CHECKS_NAMESPACE, ClusterCheck, Read
 from components.platform.overrides import PlatformError, PlatformOverrides
 from core import yaml_text
 from recipes import Catalog, RecipeResult
