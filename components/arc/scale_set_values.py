@@ -12,10 +12,10 @@ tracking it across ARC releases. So:
    schema; keys it documents in comments, like `minRunners` or `controllerServiceAccount`,
    count) — except inside the pod templates (`template`, `listenerTemplate`), which the
    chart copies into the resource and which are checked against the CRD instead;
-2. the tests' oracle `tests/oracles/arc_runner_set.py` reproduces the AutoscalingRunnerSet
-   the chart renders from these values (the chart's `autoscalingrunnerset.yaml` for the
-   fields set here, and the container-mode pod specs `values.yaml` documents), and the tests
-   validate that against the upstream CRD `actions.github.com_autoscalingrunnersets.yaml`.
+2. the tests render the chart with Helm itself (`helm template` of the vendored 0.14.2 chart
+   with exactly these values) and validate what it makes, the AutoscalingRunnerSet included,
+   with kubectl-validate against the upstream CRDs (`tests/components/arc/`, and
+   `python -m stacks check-charts` for a user with the chart at hand).
 
 `controllerServiceAccount` is always set: without it the chart looks the controller up with
 Helm's `lookup`, which returns nothing when the chart is rendered client-side (previews).

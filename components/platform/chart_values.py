@@ -3,9 +3,10 @@
 `gpu-ci:platform.set: ["kubeflow-trainer:image.tagg=test"]` would deploy the chart's default
 image and the e2e run would pass on it: a false green. So every `set` path is checked
 against the chart the recipe pins, before anything registers (`set_problems`, reported by
-`stacks/config/recipe.py` at `gpu-ci:platform.set[i]` with a did-you-mean), and the tests
-check every path of the project catalog's values files and overrides the same way
-(`unknown_paths`).
+`stacks/config/recipe.py` at `gpu-ci:platform.set[i]` with a did-you-mean). That is the
+plan's check, with no chart and no Helm; whether a value changes what the chart renders is
+`python -m stacks check-charts`, Helm on the complete chart (`stacks/offline/charts/check.py`),
+which reuses `ChartValues.miss` for its did-you-mean.
 
 The chart's values are data: `recipes/chart-values/<chart>-<version>/` holds the chart's
 `values.yaml` (or `values.schema.json`, which wins where a chart ships one), its

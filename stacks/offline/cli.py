@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -13,21 +14,26 @@ from pathlib import Path
 import pulumi
 
 from core.errors import GpuCiError, write_output
+from stacks.offline.charts import cli as cli_charts
 from stacks.offline.diff import diff_files
 from stacks.offline.diff_dirs import diff_dirs
 from stacks.offline.mermaid import render_mermaid
-from stacks.offline.plan import REPO, plan_run
-from stacks.offline.plan_all import write_all
+from stacks.offline.plan import REPO, PlanCache, plan_run
+from stacks.offline.plan_all import plan_all, write_all
 from stacks.offline.snapshot import dumps, snapshot_of
+from stacks.offline.stack_file import stacks_here
 from stacks.offline.tree import render_tree
 
-USAGE = """The offline plan of a stack, and the diff of two plans.
+USAGE = (
+    """The offline plan of a stack, and the diff of two plans.
 
   python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
   python -m stacks plan --all [--json-dir DIR]
   python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
   python -m stacks diff BASE_DIR HEAD_DIR [--markdown] [--json FILE]
 """
+    + cli_charts.USAGE
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -95,7 +101,23 @@ def _parser() -> argparse.ArgumentParser:
         '"deleteBeforeReplace"}]} (unchanged resources left out); for two dirs, '
         '{"stacks": {STACK: that}, "errors": {STACK: reason}}',
     )
+    cli_charts.add_parser(sub)
     return parser
+
+
+def _check_charts(args: argparse.Namespace) -> int:
+    """Plan the stacks asked for (as `plan` does), then check their charts."""
+    root = args.project_dir or REPO
+    if args.all == (args.stack is not None):
+        args.usage_error("give a STACK or --all, not both" if args.all else "give a STACK or --all")
+    runs: PlanCache = {}
+    wanted = stacks_here(root) if args.all else [args.stack]
+    if args.all:
+        runs.update(plan_all(root))
+    else:
+        with contextlib.suppress(Exception):  # kept in `runs`, reported per stack
+            plan_run(args.stack, root, cache=runs)
+    return cli_charts.check_charts(args, root, runs, wanted)
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -131,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":
         return _diff(args)
+    if args.command == "check-charts":
+        return _check_charts(args)
     _plan_args(args)
     if args.all:
         return write_all(args.project_dir or REPO, args.json_dir)

@@ -1,23 +1,22 @@
-"""Helpers for ARC tests: minimal configs, runs under the mocks, upstream chart defaults."""
+"""Helpers for ARC tests: minimal configs, runs under the mocks, the charts rendered by Helm."""
 
 from __future__ import annotations
 
 import base64
-import copy
 import json
-import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from components.pins import ARC_PINS
+from stacks.offline.charts.render import Rendered
 from stacks.offline.fakes import FakeCloud
 from stacks.offline.mocks import run_program
 from stacks.offline.plan import REPO
 from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.stack_file import read_stack_file
+from stacks.offline.values import reveal
 from stacks.program import main
+from tests.stacks.charts.chart_helpers import render_chart
 from tests.stacks.stack_helpers import COMPARTMENT, flat
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -171,40 +170,24 @@ def scale_set_releases(run: ProgramRun) -> list[Registration]:
     return [r for r in arc_releases(run) if r.inputs["chart"] == ARC_PINS.scale_set_chart]
 
 
-def deep_merge(base: Any, extra: Any) -> Any:
-    """`extra` merged under `base`: what `base` sets wins; maps merge key by key."""
-    if isinstance(base, dict) and isinstance(extra, dict):
-        out = dict(base)
-        for key, value in extra.items():
-            out[key] = deep_merge(base[key], value) if key in base else copy.deepcopy(value)
-        return out
-    return base if base is not None else copy.deepcopy(extra)
+def chart_of(reg: Registration, upstream: Path) -> Path:
+    """The vendored chart a release deploys (`helm-charts/<chart>-<version>/`)."""
+    chart = str(reg.inputs["chart"]).rsplit("/", 1)[-1]
+    return upstream / "helm-charts" / f"{chart}-{reg.inputs['version']}"
 
 
-_COMMENTED = re.compile(r"^#( |$)")
+def helm_render(
+    reg: Registration, upstream: Path, values: dict[str, Any] | None = None
+) -> Rendered:
+    """`helm template` of the release's chart with its recorded values (or `values`)."""
+    inputs = reg.inputs
+    given = reveal(inputs["values"]) if values is None else values
+    return render_chart(
+        chart_of(reg, upstream), given, name=inputs["name"], namespace=inputs["namespace"]
+    )
 
 
-def documented_values(path: Path) -> dict[str, Any]:
-    """A chart's defaults plus the keys its values.yaml documents in commented-out blocks.
-
-    Neither ARC chart ships a schema, and both document optional keys only as comments
-    (`# minRunners: 0`, `# controllerServiceAccount: ...`, `# metrics: ...`): each run of
-    lines starting with a single `#` is uncommented and, if it is a YAML mapping, merged in.
-    """
-    text = path.read_text(encoding="utf-8")
-    values: dict[str, Any] = yaml.safe_load(text)
-    assert isinstance(values, dict)
-    blocks: list[list[str]] = [[]]
-    for line in text.splitlines():
-        if _COMMENTED.match(line) and not line.startswith("##"):
-            blocks[-1].append(line[2:] if line.startswith("# ") else line[1:])
-        elif blocks[-1]:
-            blocks.append([])
-    for block in blocks:
-        try:
-            doc = yaml.safe_load("\n".join(block))
-        except yaml.YAMLError:
-            continue
-        if isinstance(doc, dict):
-            values = {**values, **deep_merge(values, doc)}
-    return values
+def runner_set(reg: Registration, upstream: Path, values: dict[str, Any] | None = None) -> Any:
+    """The AutoscalingRunnerSet the scale-set chart renders for the release."""
+    (found,) = helm_render(reg, upstream, values).find("AutoscalingRunnerSet")
+    return found

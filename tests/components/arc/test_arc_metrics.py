@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 from typing import Any, cast
@@ -19,11 +20,16 @@ from components.observability.metrics import (
     listener_metrics_values,
 )
 from stacks.offline.records import ProgramRun
-from tests.components.arc.arc_helpers import RELEASE, documented_values, release
-from tests.oracles.arc_runner_set import render_runner_set
-from tests.oracles.crd_schema import validate_object
+from stacks.offline.values import reveal
+from tests.components.arc.arc_helpers import RELEASE, release, runner_set
+from tests.stacks.charts.chart_helpers import problems_of
 
 SCALE_SETS = ("oracle-vm-gpu-a10-1", "oracle-vm-gpu-a10-2", "oke-gpu-a10-pod")
+
+
+def scale_set_chart(upstream: Path) -> Path:
+    """The chart at the version gpu-ci deploys, as its release shipped it."""
+    return upstream / "helm-charts" / "gha-runner-scale-set-0.14.2"
 
 
 def commented_block(path: Path, key: str) -> dict[str, Any]:
@@ -41,7 +47,7 @@ def commented_block(path: Path, key: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def documented(upstream: Path) -> dict[str, Any]:
-    return commented_block(upstream / "charts/gha-runner-scale-set/values.yaml", "listenerMetrics")
+    return commented_block(scale_set_chart(upstream) / "values.yaml", "listenerMetrics")
 
 
 def test_listener_metrics_are_the_charts_documented_set(documented: dict[str, Any]) -> None:
@@ -82,32 +88,24 @@ def test_a_changed_label_would_be_seen(documented: dict[str, Any]) -> None:
     assert ours != documented
 
 
-def test_listener_metrics_validate_against_the_crd(runner_set_crd: dict[str, Any]) -> None:
-    metrics = listener_metrics_values()
-    values: dict[str, Any] = {
-        "githubConfigUrl": "https://github.com/kubeflow",
-        "githubConfigSecret": "s",
-        "template": {"spec": {"containers": [{"name": "runner", "image": "x:1"}]}},
-        "listenerMetrics": metrics,
-    }
-    obj = render_runner_set(values, release="r", namespace="arc-runners")
+def test_listener_metrics_land_in_the_runner_set_and_validate(
+    example: ProgramRun, upstream: Path
+) -> None:
+    """Helm renders them into the AutoscalingRunnerSet as given; kubectl-validate takes them
+    against the upstream CRD, and names a misspelt key."""
+    reg = release(example, "oracle-vm-gpu-a10-1")
+    obj = runner_set(reg, upstream)
     assert obj["spec"]["listenerMetrics"] == listener_metrics_values()
-    assert validate_object(runner_set_crd, obj) == []
-    metrics["gauges"]["gha_busy_runners"] = {"lables": ["name"]}
-    problems = validate_object(
-        runner_set_crd, render_runner_set(values, release="r", namespace="arc-runners")
-    )
-    assert any("listenerMetrics.gauges.gha_busy_runners" in p for p in problems), problems
+    assert problems_of([obj], upstream, "1.33.1") == []
+    values = copy.deepcopy(reveal(reg.inputs["values"]))
+    values["listenerMetrics"]["gauges"]["gha_busy_runners"] = {"lables": ["name"]}
+    (problem,) = problems_of([runner_set(reg, upstream, values)], upstream, "1.33.1")
+    assert "spec.listenerMetrics.gauges.gha_busy_runners.lables" in problem, problem
 
 
 def test_controller_metrics_keys_are_the_charts(upstream: Path) -> None:
-    documented = commented_block(
-        upstream / "charts/gha-runner-scale-set-controller/values.yaml", "metrics"
-    )
-    assert documented == METRICS
-    assert "metrics" in documented_values(
-        upstream / "charts/gha-runner-scale-set-controller/values.yaml"
-    )
+    chart = upstream / "helm-charts" / "gha-runner-scale-set-controller-0.14.2"
+    assert commented_block(chart / "values.yaml", "metrics") == METRICS
 
 
 def test_every_example_scale_set_enables_every_listener_metric(example_plan: ProgramRun) -> None:

@@ -4,6 +4,7 @@ selectors, carried by a container-hook template in kubernetes mode."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +21,8 @@ from tests.components.arc.arc_helpers import (
     oke,
     release,
     run_arc,
+    runner_set,
 )
-from tests.oracles.arc_runner_set import render_runner_set
 
 GPU_POOL = {"gpu-ci/pool": "gpu", "nvidia.com/gpu.present": "true"}
 GPU_TAINT = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -124,7 +125,9 @@ def test_oci_credentials_secret_holds_the_sdk_config_and_key(example: ProgramRun
     assert data["oci_api_key.pem"].startswith("offline-placeholder:gpu-ci:arc.scaleSets[0]")
 
 
-def test_kubernetes_mode_job_pods_get_the_gpu_through_the_hook(example: ProgramRun) -> None:
+def test_kubernetes_mode_job_pods_get_the_gpu_through_the_hook(
+    example: ProgramRun, upstream: Path
+) -> None:
     name = "oke-gpu-a10-pod"
     values = release(example, name).inputs["values"]
     assert values["containerMode"] == {
@@ -155,10 +158,8 @@ def test_kubernetes_mode_job_pods_get_the_gpu_through_the_hook(example: ProgramR
             "tolerations": [GPU_TAINT],
         }
     }
-    # What the chart renders: its hook env and work volume, next to ours.
-    spec = render_runner_set(values, release=name, namespace="arc-runners")["spec"]["template"][
-        "spec"
-    ]
+    # What the chart renders (Helm): its hook env and work volume, next to ours.
+    spec = runner_set(release(example, name), upstream)["spec"]["template"]["spec"]
     env = [e["name"] for e in runner(spec)["env"]]
     assert env == [
         "ACTIONS_RUNNER_CONTAINER_HOOK_TEMPLATE",
@@ -170,7 +171,7 @@ def test_kubernetes_mode_job_pods_get_the_gpu_through_the_hook(example: ProgramR
     assert spec["serviceAccountName"] == "oke-gpu-a10-pod-gha-rs-kube-mode"
 
 
-def test_runtime_class_goes_where_the_gpu_goes() -> None:
+def test_runtime_class_goes_where_the_gpu_goes(upstream: Path) -> None:
     run = run_arc(
         arc_stack(
             gpu_pod("dind-a10", containerMode="dind", runtimeClassName="nvidia", gpus=2),
@@ -187,9 +188,7 @@ def test_runtime_class_goes_where_the_gpu_goes() -> None:
     assert "runtimeClassName" not in kube  # the runner pod runs no GPU work
     template = hook(run, "kube-a10")["spec"]
     assert template["runtimeClassName"] == "nvidia" and template["tolerations"] == [GPU_TAINT]
-    rendered = render_runner_set(
-        release(run, "dind-a10").inputs["values"], release="dind-a10", namespace="arc-runners"
-    )["spec"]["template"]["spec"]
+    rendered = runner_set(release(run, "dind-a10"), upstream)["spec"]["template"]["spec"]
     assert [c["name"] for c in rendered["initContainers"]] == ["init-dind-externals", "dind"]
     assert runner(rendered)["resources"]["limits"] == {"nvidia.com/gpu": 2}
 

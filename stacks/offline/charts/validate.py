@@ -1,0 +1,99 @@
+"""Every rendered object checked by a real Kubernetes validator, offline.
+
+kubectl-validate (sigs.k8s.io/kubectl-validate) validates objects as the API server would,
+with the OpenAPI schemas of a Kubernetes version built in and CRDs read from folders
+(`--local-crds`), no cluster needed. It is told the cluster's version, and given the CRDs
+the stack's own charts install (rendered with `--include-crds`) beside any given folder
+(e.g. the upstream CRDs the tests keep). Each object goes to its own file, so each result
+names its object. It would also consult a cluster from the user's kubeconfig: pointed at a
+file that does not exist, it cannot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from core.read_json import load as load_json
+from core.read_limits import MIB, Limits
+from stacks.offline.charts.release import ChartCheckError
+
+VALIDATE_TIMEOUT_S = 600
+RESULTS = Limits(
+    kind="kubectl-validate result",
+    max_bytes=64 * MIB,
+    max_depth=32,
+    max_values=0,
+    reason="one status per object: a few hundred bytes each",
+)
+
+
+def object_label(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    where = f"{meta['namespace']}/" if meta.get("namespace") else ""
+    return f"{obj.get('kind')} {where}{meta.get('name')}"
+
+
+def validate(
+    validator: Path,
+    objects: Sequence[tuple[str, dict[str, Any]]],
+    kube_version: str,
+    crd_folders: Sequence[Path] = (),
+) -> list[str]:
+    """One line per invalid object of `objects` ((where, object) pairs), naming it and why."""
+    if not objects:
+        return []
+    version = ".".join(kube_version.removeprefix("v").split(".")[:2])
+    with tempfile.TemporaryDirectory(prefix="gpu-ci-validate-") as scratch:
+        folder, crds = Path(scratch) / "objects", Path(scratch) / "crds"
+        folder.mkdir()
+        crds.mkdir()
+        named: dict[str, str] = {}
+        for index, (where, obj) in enumerate(objects):
+            file = folder / f"{index:05d}.json"  # JSON: one document, written fast
+            file.write_text(json.dumps(obj), encoding="utf-8")
+            named[str(file)] = f"{where}: {object_label(obj)}"
+            if obj.get("kind") == "CustomResourceDefinition":
+                (crds / file.name).write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
+        args = [str(validator), str(folder), "--version", version, "--output", "json"]
+        for crd_folder in (crds, *crd_folders):
+            args += ["--local-crds", str(crd_folder)]
+        env = {**os.environ, "KUBECONFIG": str(Path(scratch) / "no-kubeconfig")}
+        try:
+            done = subprocess.run(
+                args,
+                capture_output=True,
+                text=True,
+                timeout=VALIDATE_TIMEOUT_S,
+                env=env,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise ChartCheckError(f"{validator}: cannot run kubectl-validate ({err})") from None
+        try:
+            results = load_json(done.stdout, name="kubectl-validate output", limits=RESULTS)
+        except Exception:
+            raise ChartCheckError(
+                f"kubectl-validate failed (exit {done.returncode}): "
+                + " ".join((done.stderr or done.stdout).split())[:2000]
+            ) from None
+    problems = []
+    for file, statuses in sorted(results.items()):
+        for status in statuses:
+            if status.get("status") != "Success":
+                problems.append(f"{named.get(file, file)}: {_why(status)}")
+    return problems
+
+
+def _why(status: dict[str, Any]) -> str:
+    causes = (status.get("details") or {}).get("causes") or []
+    if causes:
+        return "; ".join(
+            f"{c.get('field', '')}: {c.get('message', '')}".lstrip(": ") for c in causes
+        )
+    return str(status.get("message") or status)
