@@ -36,7 +36,7 @@ from tools.tasks.checkout import BIN, ROOT, run
 from tools.tasks.locks import DEV_LOCK, LOCK_HELP, RUNTIME_LOCK, lock
 from tools.tasks.mutate import MUTATE_HELP, mutate
 from tools.tasks.upstream_tools import install_all
-from tools.tasks.venv_setup import setup
+from tools.tasks.venv_setup import say, setup
 
 # What each task's set-up installs: a plan or a benchmark imports only the program's runtime
 # lock (what Pulumi itself installs); the others need the tools of the dev lock too (pytest,
@@ -68,7 +68,8 @@ TASK_HELP = {
     "plan": "python3 tasks.py plan [STACK] [--json FILE] [--mermaid FILE] [--quiet]\n"
     "  plans Pulumi.STACK.yaml (default: dev) offline, as `.venv/bin/python -m stacks plan`",
     "test": "python3 tasks.py test [PYTEST ARGS]\n"
-    "  ruff check, ruff format --check, mypy (strict), then pytest with PYTEST ARGS",
+    "  the pinned upstream tools (built once with Go), ruff check, ruff format --check,\n"
+    "  mypy (strict), then pytest -n auto (random order) with PYTEST ARGS",
     "bench": "python3 tasks.py bench [PLAN_WALL ARGS]\n"
     "  bench/plan_wall.py over the example and generated stacks, bench/recipe_resolve.py,\n"
     "  bench/plan_floor.py and bench/plan_all.py (several minutes on 2 cores; figures go in\n"
@@ -97,10 +98,16 @@ def main(argv: list[str]) -> None:
     elif task == "test":
         lint_tools()
         install_all(required=bool(os.environ.get("CI")) or os.environ.get(REQUIRE) == "1")
+        say("ruff check, then ruff format --check")
         run(BIN / "ruff", "check", ".")
         run(BIN / "ruff", "format", "--check", ".")
+        say("mypy --strict over the project (a minute or two on 2 cores; silent until done)")
         run(BIN / "mypy", ".")
-        run(BIN / "pytest", *argv[1:])
+        say("pytest, two-way parallel and in random order")
+        # Two-way parallel (one worker a core, at most four) and in random order
+        # (pytest-randomly prints the seed; `-p randomly -p "no:randomly"` or
+        # `--randomly-seed=N` repeats an order): each test stands alone.
+        run(BIN / "pytest", "--numprocesses=auto", "--maxprocesses=4", *argv[1:])
     elif task == "lock":
         lock(argv[1:])
     elif task == "mutate":

@@ -1,5 +1,5 @@
 """Every project command in the ```sh blocks of the docs (README.md and every docs/*.md)
-runs, exactly as written.
+runs, exactly as written, in order: each page's in a fresh copy of the checkout.
 
 A command is a line that starts with `.venv/bin/python -m stacks`, `.venv/bin/python -m
 recipes` or `python3 tasks.py plan`. Each runs in a copy of the checkout (so the files it
@@ -71,11 +71,13 @@ def _output_files(argv: list[str]) -> list[str]:
     return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in ("--json", "--mermaid")]
 
 
-@pytest.fixture(scope="module")
-def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """A copy of the checkout of its own, so a page's commands see only each other's files
+    (whatever order, or worker, the tests run in)."""
     if sys.prefix == sys.base_prefix:
         pytest.skip("needs the tests to run in the project's virtualenv (.venv/bin/pytest)")
-    root = tmp_path_factory.mktemp("readme") / "gpu-ci"
+    root = tmp_path / "gpu-ci"
     shutil.copytree(REPO, root, ignore=_NOT_COPIED, symlinks=True)
     venv, ours = root / ".venv", Path(sys.prefix)
     (venv / "bin").mkdir(parents=True)
@@ -111,20 +113,30 @@ def test_no_line_runs_the_system_python_on_the_project(page: Path) -> None:
     assert not bare
 
 
-@pytest.mark.parametrize(
-    ("page", "command"),
-    docs_commands(),
-    ids=lambda v: v if v.endswith(".md") else shlex.join(shlex.split(v, comments=True)),
-)
-def test_a_docs_command_runs_as_written(page: str, command: str, checkout: Path) -> None:
-    argv = shlex.split(command, comments=True)
-    if argv[0] == "python3" and shutil.which("python3") is None:
-        pytest.skip("no python3 on PATH")
-    done = subprocess.run(
-        argv, cwd=checkout, capture_output=True, text=True, check=False, timeout=300
-    )
-    assert done.returncode in _expected_codes(argv), f"{page}: {done.stderr[-3000:]}"
-    assert "Traceback" not in done.stderr
-    assert done.stdout.strip()  # it printed what it is for
-    for name in _output_files(argv):
-        assert (checkout / name).is_file(), f"{command}: wrote no {name}"
+PAGES_WITH_COMMANDS = [page for page in PAGES if page_commands(page)]
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_COMMANDS, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_a_pages_commands_run_as_written_in_order(page: Path, checkout: Path) -> None:
+    """A reader runs a page's commands top to bottom (`stacks diff plans plans` reads the
+    folder `plan --all` wrote above it): in order, each page in a fresh checkout."""
+    for command in page_commands(page):
+        argv = shlex.split(command, comments=True)
+        if argv[0] == "python3" and shutil.which("python3") is None:
+            pytest.skip("no python3 on PATH")
+        done = subprocess.run(
+            argv, cwd=checkout, capture_output=True, text=True, check=False, timeout=300
+        )
+        where = f"{page.name}: {shlex.join(argv)}"
+        assert done.returncode in _expected_codes(argv), f"{where}: {done.stderr[-3000:]}"
+        assert "Traceback" not in done.stderr, where
+        assert done.stdout.strip(), where  # it printed what it is for
+        for name in _output_files(argv):
+            assert (checkout / name).is_file(), f"{where}: wrote no {name}"
+
+
+def test_every_docs_command_is_run_by_its_page() -> None:
+    """The pages run are every page with a command: none is left out."""
+    assert {page for page, _ in docs_commands()} == {
+        p.relative_to(REPO).as_posix() for p in PAGES_WITH_COMMANDS
+    }

@@ -275,6 +275,4 @@ def test_a_stack_error_file_cannot_write_workflow_commands(
     (head / "workstation.error").write_text("bad\n::add-mask::x ##[add-mask]y\n")
     code, _, err = run(capsys, base, head)
     assert code == 2
-    assert err == (
-        "error: workstation: does not plan on head: bad ::add-mask::x ##%5Badd-mask]y\n"
-    )
+    assert err == ("error: workstation: does not plan on head: bad ::add-mask::x ##%5Badd-mask]y\n")
