@@ -92,6 +92,31 @@ HOST_RESULT = Limits(
 )
 """The JSON line a host step prints last (`components.host.result`)."""
 
+CHART_FILE = Limits(
+    kind="chart file",
+    max_bytes=4 * MIB,
+    max_depth=100,
+    max_values=500_000,
+    reason="the largest values.yaml gpu-ci deploys (kube-prometheus-stack 84.4.0) is under 300 KiB",
+)
+
+RENDERED_CHART = Limits(
+    kind="rendered chart",
+    max_bytes=64 * MIB,
+    max_depth=100,
+    max_values=5_000_000,
+    reason="kube-prometheus-stack 84.4.0, the largest chart gpu-ci deploys, renders about "
+    "2 MiB with its CRDs",
+)
+
+VALIDATOR_RESULTS = Limits(
+    kind="kubectl-validate result",
+    max_bytes=64 * MIB,
+    max_depth=32,
+    max_values=0,
+    reason="one status per object: a few hundred bytes each",
+)
+
 
 def size_text(count: int) -> str:
     """`4 MiB`, `585 KiB`, `120 bytes`: a size as a refusal names it."""

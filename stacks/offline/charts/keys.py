@@ -17,16 +17,8 @@ from typing import Any
 from components.platform.chart_values import ChartValues
 from components.platform.values_paths import FREE, Known
 from components.platform.values_yaml import from_values_text
-from core.read_limits import MIB, Limits
+from core.read_limits import CHART_FILE
 from core.read_yaml import SAFE, load
-
-CHART_FILE = Limits(
-    kind="chart file",
-    max_bytes=4 * MIB,
-    max_depth=100,
-    max_values=500_000,
-    reason="the largest values.yaml gpu-ci deploys (kube-prometheus-stack 84.4.0) is under 300 KiB",
-)
 
 
 @functools.cache

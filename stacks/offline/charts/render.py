@@ -21,18 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.read_limits import MIB, Limits
+from core.read_limits import RENDERED_CHART
 from core.read_yaml import CORE, parse_all
 from stacks.offline.charts.release import ChartCheckError, HelmRelease
 
-RENDERED = Limits(
-    kind="rendered chart",
-    max_bytes=64 * MIB,
-    max_depth=100,
-    max_values=5_000_000,
-    reason="kube-prometheus-stack 84.4.0, the largest chart gpu-ci deploys, renders about "
-    "2 MiB with its CRDs",
-)
 HELM_TIMEOUT_S = 300
 
 
@@ -56,7 +48,7 @@ class Rendered:
 
     @functools.cached_property
     def objects(self) -> list[dict[str, Any]]:
-        docs = parse_all(self.text, name="helm template output", limits=RENDERED, schema=CORE)
+        docs = parse_all(self.text, name="helm template output", limits=RENDERED_CHART, schema=CORE)
         return [d for d in docs if isinstance(d, dict) and d.get("kind")]
 
     def find(self, kind: str, name: str | None = None) -> list[dict[str, Any]]:

@@ -20,17 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from core.read_json import load as load_json
-from core.read_limits import MIB, Limits
+from core.read_limits import VALIDATOR_RESULTS
 from stacks.offline.charts.release import ChartCheckError
 
 VALIDATE_TIMEOUT_S = 600
-RESULTS = Limits(
-    kind="kubectl-validate result",
-    max_bytes=64 * MIB,
-    max_depth=32,
-    max_values=0,
-    reason="one status per object: a few hundred bytes each",
-)
 
 
 def object_label(obj: dict[str, Any]) -> str:
@@ -76,7 +69,9 @@ def validate(
         except (OSError, subprocess.TimeoutExpired) as err:
             raise ChartCheckError(f"{validator}: cannot run kubectl-validate ({err})") from None
         try:
-            results = load_json(done.stdout, name="kubectl-validate output", limits=RESULTS)
+            results = load_json(
+                done.stdout, name="kubectl-validate output", limits=VALIDATOR_RESULTS
+            )
         except Exception:
             raise ChartCheckError(
                 f"kubectl-validate failed (exit {done.returncode}): "
