@@ -66,11 +66,13 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/recipes/test_recipe_semantics.py",
         "tests/recipes/test_resolver_mutants.py",
         "tests/recipes/test_recipe_release_rules.py",
+        "tests/recipes/test_recipe_aicr_golden.py",  # every criteria set against real aicr
     ),
     "recipes/merge.py": (
         "tests/recipes/test_recipe_merge_fields.py",
         "tests/recipes/test_recipe_semantics.py",
         "tests/recipes/test_recipe_aicr_ported.py",
+        "tests/recipes/test_recipe_aicr_golden.py",
     ),
     "policy/rule.py": _POLICY_TESTS,
     "policy/rules.py": _POLICY_TESTS,
