@@ -25,6 +25,7 @@ only when a requirements file changed, or a task needs the tools that .venv lack
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import sys
 from pathlib import Path
@@ -52,6 +53,11 @@ TASK_LOCK = {
     "lock": DEV_LOCK,
     "mutate": DEV_LOCK,
 }
+
+
+def seed() -> int:
+    """A random order's seed, one a person can type back."""
+    return secrets.randbelow(10**6)
 
 
 def lint_tools() -> None:
@@ -103,11 +109,12 @@ def main(argv: list[str]) -> None:
         run(BIN / "ruff", "format", "--check", ".")
         say("mypy --strict over the project (a minute or two on 2 cores; silent until done)")
         run(BIN / "mypy", ".")
-        say("pytest, two-way parallel and in random order")
-        # Two-way parallel (one worker a core, at most four) and in random order
-        # (pytest-randomly prints the seed; `-p randomly -p "no:randomly"` or
-        # `--randomly-seed=N` repeats an order): each test stands alone.
-        run(BIN / "pytest", "--numprocesses=auto", "--maxprocesses=4", *argv[1:])
+        # Parallel (a worker a core, at most four) and in random order (pytest-randomly), so
+        # each test must stand alone; the seed is chosen here and said, since `-q` hides
+        # pytest-randomly's own header line: `--randomly-seed=N` repeats an order.
+        order = [] if any("randomly" in a for a in argv[1:]) else [f"--randomly-seed={seed()}"]
+        say(f"pytest, two-way parallel, in random order ({' '.join(order) or 'as given'})")
+        run(BIN / "pytest", "--numprocesses=auto", "--maxprocesses=4", *order, *argv[1:])
     elif task == "lock":
         lock(argv[1:])
     elif task == "mutate":
