@@ -10,6 +10,8 @@ user values layer, the same as `helm template NAME CHART -n NS -f values`.
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,24 @@ PLATFORM_PARENT = "gpu-ci:platform:RecipeReleases"
 
 class ChartCheckError(GpuCiError):
     """A chart check cannot run as asked (a missing chart, helm failing, no version)."""
+
+
+def run_tool(
+    args: list[str], *, what: str, timeout: int, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run an upstream tool (helm, kubectl-validate) with `env` added to this environment;
+    the finished process, or a ChartCheckError when it cannot start or runs past `timeout`."""
+    try:
+        return subprocess.run(
+            args,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            env={**os.environ, **env},
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ChartCheckError(f"{args[0]}: cannot run {what} ({err})") from None
 
 
 class HelmRelease(BaseModel):

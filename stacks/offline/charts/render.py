@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +21,7 @@ from typing import Any
 
 from core.read_limits import RENDERED_CHART
 from core.read_yaml import CORE, parse_all
-from stacks.offline.charts.release import ChartCheckError, HelmRelease
+from stacks.offline.charts.release import ChartCheckError, HelmRelease, run_tool
 
 HELM_TIMEOUT_S = 300
 
@@ -103,17 +101,7 @@ def _render(target: RenderTarget, values_json: str, crds: bool) -> str:
             f"HELM_{what}_HOME": str(Path(scratch) / what.lower())
             for what in ("CACHE", "CONFIG", "DATA")
         }
-        try:
-            done = subprocess.run(
-                args,
-                capture_output=True,
-                text=True,
-                timeout=HELM_TIMEOUT_S,
-                check=False,
-                env={**os.environ, **home},
-            )
-        except (OSError, subprocess.TimeoutExpired) as err:
-            raise ChartCheckError(f"{target.helm}: cannot run helm ({err})") from None
+        done = run_tool(args, what="helm", timeout=HELM_TIMEOUT_S, env=home)
     if done.returncode != 0:
         raise RenderError(" ".join(done.stderr.split()) or f"helm exited {done.returncode}")
     return done.stdout

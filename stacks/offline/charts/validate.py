@@ -12,8 +12,6 @@ file that does not exist, it cannot.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +19,7 @@ from typing import Any
 
 from core.read_json import load as load_json
 from core.read_limits import VALIDATOR_RESULTS
-from stacks.offline.charts.release import ChartCheckError
+from stacks.offline.charts.release import ChartCheckError, run_tool
 
 VALIDATE_TIMEOUT_S = 600
 
@@ -48,26 +46,16 @@ def validate(
         crds.mkdir()
         named: dict[str, str] = {}
         for index, (where, obj) in enumerate(objects):
-            file = folder / f"{index:05d}.json"  # JSON: one document, written fast
-            file.write_text(json.dumps(obj), encoding="utf-8")
+            file, text = folder / f"{index:05d}.json", json.dumps(obj)  # JSON: one document
+            file.write_text(text, encoding="utf-8")
             named[str(file)] = f"{where}: {object_label(obj)}"
             if obj.get("kind") == "CustomResourceDefinition":
-                (crds / file.name).write_text(file.read_text(encoding="utf-8"), encoding="utf-8")
+                (crds / file.name).write_text(text, encoding="utf-8")
         args = [str(validator), str(folder), "--version", version, "--output", "json"]
         for crd_folder in (crds, *crd_folders):
             args += ["--local-crds", str(crd_folder)]
-        env = {**os.environ, "KUBECONFIG": str(Path(scratch) / "no-kubeconfig")}
-        try:
-            done = subprocess.run(
-                args,
-                capture_output=True,
-                text=True,
-                timeout=VALIDATE_TIMEOUT_S,
-                env=env,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as err:
-            raise ChartCheckError(f"{validator}: cannot run kubectl-validate ({err})") from None
+        no_cluster = {"KUBECONFIG": str(Path(scratch) / "no-kubeconfig")}
+        done = run_tool(args, what="kubectl-validate", timeout=VALIDATE_TIMEOUT_S, env=no_cluster)
         try:
             results = load_json(
                 done.stdout, name="kubectl-validate output", limits=VALIDATOR_RESULTS
