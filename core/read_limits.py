@@ -117,6 +117,16 @@ VALIDATOR_RESULTS = Limits(
     reason="one status per object: a few hundred bytes each",
 )
 
+AICR_JSON = Limits(
+    kind="aicr output or golden",
+    max_bytes=64 * MIB,
+    max_depth=200,
+    max_values=0,
+    reason="aicr's hydrated recipes of the two catalogs and their goldens are under 1 MiB",
+)
+"""What tools/aicr_golden.py reads: a recipe a trusted aicr binary printed, and the golden
+on record."""
+
 
 def size_text(count: int) -> str:
     """`4 MiB`, `585 KiB`, `120 bytes`: a size as a refusal names it."""

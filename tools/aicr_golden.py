@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from core import read_json
-from core.read_limits import MIB, Limits
+from core.read_limits import AICR_JSON
 from recipes.catalog import load_catalog
 from recipes.criteria import FIELDS
 from tools.aicr_digest import tree_id, units
@@ -54,14 +54,6 @@ CATALOGS = {
 RECIPE = ("recipe", "--format", "json")
 QUERY = ("query", "--selector", "", "--format", "json")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-AICR_JSON = Limits(
-    kind="aicr output or golden",
-    max_bytes=64 * MIB,
-    max_depth=200,
-    max_values=0,
-    reason="aicr's hydrated recipes of the two catalogs and their goldens are under 1 MiB",
-)
-"""What this tool reads: a recipe a trusted aicr binary printed, and the golden on record."""
 
 
 def upstream_dir() -> Path:
