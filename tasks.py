@@ -24,7 +24,6 @@ only when a requirements file changed, or a task needs the tools that .venv lack
 
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
 import sys
@@ -36,16 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tools.tasks.checkout import BIN, ROOT, run
 from tools.tasks.locks import DEV_LOCK, LOCK_HELP, RUNTIME_LOCK, lock
 from tools.tasks.mutate import MUTATE_HELP, mutate
-from tools.tasks.upstream_tools import install_all
+from tools.tasks.upstream_tools import install_all, required
 from tools.tasks.venv_setup import say, setup
 
 # What each task's set-up installs: a plan or a benchmark imports only the program's runtime
 # lock (what Pulumi itself installs); the others need the tools of the dev lock too (pytest,
 # ruff, mypy, uv, mutmut). A .venv that has the dev lock has the runtime one: `plan` after
 # `test` installs nothing, `test` after `plan` only what the dev lock adds.
-# Set by .ci/run: the upstream reference data and tools must be there (tests fail, not skip).
-REQUIRE = "GPU_CI_REQUIRE_UPSTREAM"
-
 TASK_LOCK = {
     "plan": RUNTIME_LOCK,
     "bench": RUNTIME_LOCK,
@@ -103,7 +99,7 @@ def main(argv: list[str]) -> None:
         run(python, "-m", "stacks", "plan", stack, *rest)
     elif task == "test":
         lint_tools()
-        install_all(required=bool(os.environ.get("CI")) or os.environ.get(REQUIRE) == "1")
+        install_all(required=required())
         say("ruff check, then ruff format --check")
         run(BIN / "ruff", "check", ".")
         run(BIN / "ruff", "format", "--check", ".")

@@ -15,11 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.tasks.upstream_tools import BY_NAME, binary, is_current
-
-
-def required() -> bool:
-    return os.environ.get("GPU_CI_REQUIRE_UPSTREAM") == "1" or bool(os.environ.get("CI"))
+from tools.tasks.upstream_tools import BY_NAME, binary, is_current, required
 
 
 @functools.cache

@@ -102,6 +102,12 @@ NO_GO = (
 )
 
 
+def required() -> bool:
+    """Whether the tools must be there: under CI (`CI` set) or where `.ci/run` asks for the
+    upstream data and tools (`GPU_CI_REQUIRE_UPSTREAM=1`); elsewhere they may be missing."""
+    return os.environ.get("GPU_CI_REQUIRE_UPSTREAM") == "1" or bool(os.environ.get("CI"))
+
+
 def cache_root() -> Path:
     """GPU_CI_TOOLS_CACHE, else gpu-ci/tools under the user's cache folder (XDG)."""
     given = os.environ.get("GPU_CI_TOOLS_CACHE")
