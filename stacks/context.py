@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pulumi
 
+from stacks.config.recipe import PROJECT_ROOT
 from stacks.config.views import OciTarget
 from stacks.outputs import Export
 
@@ -20,6 +22,8 @@ class StackContext:
 
     project: str
     stack: str
+    root: Path = PROJECT_ROOT
+    """The project's folder (Pulumi.yaml's): what relative paths in the stack file name."""
 
 
 @dataclass

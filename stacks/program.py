@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -15,6 +16,7 @@ from core.errors import GpuCiError
 from stacks.compose import build_graph
 from stacks.config import ConfigError, RawConfig, load_config, raw_from_flat
 from stacks.config.param_keys import unprepared_problems
+from stacks.config.recipe import PROJECT_ROOT
 from stacks.context import StackContext
 
 
@@ -27,12 +29,17 @@ def main() -> None:
     resource (`prepare`), all problems in one message; a refusal that still comes later is
     reported the same way, at its config key, never as a traceback.
     """
-    ctx = StackContext(project=pulumi.get_project(), stack=pulumi.get_stack())
+    root = pulumi.get_root_directory()  # Pulumi.yaml's folder; None under bare mocks
+    ctx = StackContext(
+        project=pulumi.get_project(),
+        stack=pulumi.get_stack(),
+        root=Path(root) if root else PROJECT_ROOT,
+    )
     secret_keys: frozenset[str] = frozenset()
     try:
         raw = runtime_raw_config()
         secret_keys = raw.secret_keys
-        cfg = load_config(raw, ctx.stack)
+        cfg = load_config(raw, ctx.stack, ctx.root)
         outputs = build_graph(cfg, ctx, secret_keys=secret_keys)  # checks all, then registers
     except GpuCiError as err:
         raise pulumi.RunError(str(err)) from None

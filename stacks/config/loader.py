@@ -11,6 +11,7 @@ import asyncio
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, get_args, get_origin
 
 import pulumi
@@ -23,7 +24,7 @@ from core.errors import GpuCiError
 from core.read_limits import STACK_FILE
 from stacks.config.namespaces import check_other_keys
 from stacks.config.problems import Problem, _unwrap, holds_credential, problems_from
-from stacks.config.recipe import recipe_problems
+from stacks.config.recipe import PROJECT_ROOT, recipe_problems
 from stacks.config.stack import NAMESPACE, StackConfig
 
 
@@ -243,7 +244,7 @@ def _no_layer(raw: RawConfig) -> list[Problem]:
     ]
 
 
-def load_config(raw: RawConfig, stack: str) -> StackConfig:
+def load_config(raw: RawConfig, stack: str, project_dir: Path = PROJECT_ROOT) -> StackConfig:
     """Validate every key; raise one ConfigError listing all problems.
 
     The recipe is part of the pass: when the config is invalid, whatever the recipe's own
@@ -262,7 +263,7 @@ def load_config(raw: RawConfig, stack: str) -> StackConfig:
         config = None
     if problems or config is None:
         if "platform" in raw.values:  # and what its recipe refuses (nothing if it is invalid)
-            problems += recipe_problems(raw.values)
+            problems += recipe_problems(raw.values, project_dir)
         raise ConfigError(stack, sorted(problems, key=lambda p: p.key), warnings=others.warnings)
     _warn_in_run(others.warnings)
     return config

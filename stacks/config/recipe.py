@@ -34,6 +34,7 @@ from stacks.config.problems import Problem
 from stacks.config.stack import NAMESPACE, StackConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+"""This checkout: the project a run without a root directory (a test's mocks) reads."""
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,16 @@ class PreparedPlatform:
 PLATFORM = f"{NAMESPACE}:platform"
 
 
-def prepare_platform(cfg: StackConfig, check: ParamCheck) -> PreparedPlatform | None:
+def prepare_platform(
+    cfg: StackConfig, check: ParamCheck, project_dir: Path = PROJECT_ROOT
+) -> PreparedPlatform | None:
     """Load the catalogs, resolve the recipe and check the overrides: no resources yet.
 
     What they refuse goes to `check`, at the config keys to fix, with every other problem
     `prepare` finds; None then."""
     platform = cfg.platform
     assert platform is not None and platform.accelerator is not None  # set by validation
-    prepared, problems = resolve_recipe(platform, platform.accelerator)
+    prepared, problems = resolve_recipe(platform, platform.accelerator, project_dir)
     check.problems += problems + (sharing_problems(cfg, prepared) if prepared else [])
     return prepared
 
@@ -83,7 +86,7 @@ def sharing_problems(cfg: StackConfig, prepared: PreparedPlatform) -> list[Probl
     ]
 
 
-def recipe_problems(values: Mapping[str, Any]) -> list[Problem]:
+def recipe_problems(values: Mapping[str, Any], project_dir: Path = PROJECT_ROOT) -> list[Problem]:
     """What the recipe refuses, from a config that is invalid elsewhere: as much as can be
     known, so those problems come in the same message as the config's.
 
@@ -102,17 +105,20 @@ def recipe_problems(values: Mapping[str, Any]) -> list[Problem]:
             vm = None
         shape = GPU_SHAPES.get(vm.shape) if vm is not None else None
         accelerator = shape.gpuModel.lower() if shape is not None else None
-    return resolve_recipe(platform, accelerator)[1]
+    return resolve_recipe(platform, accelerator, project_dir)[1]
 
 
 def resolve_recipe(
-    platform: PlatformConfig, accelerator: str | None
+    platform: PlatformConfig, accelerator: str | None, project_dir: Path = PROJECT_ROOT
 ) -> tuple[PreparedPlatform | None, list[Problem]]:
     """The recipe `platform` asks for, or every problem with it at its full config key.
 
+    Relative `catalogs` are folders of `project_dir`, the folder of Pulumi.yaml, as every
+    other path a stack file names (`pulumi up` runs the program there).
+
     `accelerator` None: unknown (the config is invalid): the other criteria are checked,
     but no recipe is resolved."""
-    catalog = _catalog(platform)
+    catalog = _catalog(platform, project_dir)
     if not isinstance(catalog, Catalog):
         return None, catalog
     criteria = {
@@ -198,21 +204,21 @@ def _in_catalogs(platform: PlatformConfig) -> str:
     return f"{PLATFORM}.catalogs" if platform.catalogs else PLATFORM
 
 
-def _catalog(platform: PlatformConfig) -> Catalog | list[Problem]:
+def _catalog(platform: PlatformConfig, project_dir: Path) -> Catalog | list[Problem]:
     problems = [
         Problem(
             f"{PLATFORM}.catalogs[{index}]",
             "not a directory"
-            + ("" if Path(path).is_absolute() else f" (in the project, {PROJECT_ROOT})")
+            + ("" if Path(path).is_absolute() else f" (in the project, {project_dir})")
             + f" [given: {path!r}]",
         )
         for index, path in enumerate(platform.catalogs)
-        if not (PROJECT_ROOT / path).is_dir()
+        if not (project_dir / path).is_dir()
     ]
     if problems:
         return problems
     try:
-        return load_catalog([PROJECT_ROOT / d for d in platform.catalogs] + [PROJECT_CATALOG])
+        return load_catalog([project_dir / d for d in platform.catalogs] + [PROJECT_CATALOG])
     except GpuCiError as err:
         return [Problem(_in_catalogs(platform), str(err))]
 

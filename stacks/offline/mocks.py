@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -78,8 +79,12 @@ def run_program(
     preview: bool = True,
     cloud: FakeCloud | None = None,
     registrations: list[Registration] | None = None,
+    root_directory: Path | None = None,
 ) -> ProgramRun:
     """Run `program` as `pulumi preview` (or `up`, preview=False) would, but in-process.
+
+    `root_directory` is the project's folder, which the CLI gives a program as
+    `pulumi.get_root_directory()` (set_mocks leaves it None).
 
     Exceptions raised by the program propagate unchanged, so a config error reaches the
     caller exactly as `pulumi up` would report it. Pass a list as `registrations` to see
@@ -98,6 +103,7 @@ def run_program(
     pmocks.set_mocks(
         monitor.mocks, project=project, stack=stack, preview=preview, logger=logger, monitor=monitor
     )
+    settings.SETTINGS.root_directory = str(root_directory) if root_directory else None
     pulumi.runtime.set_all_config(dict(config), sorted(secret_keys or ()))
     settings.SETTINGS.outputs.clear()
     loop = _ensure_event_loop()  # type: ignore[no-untyped-call]

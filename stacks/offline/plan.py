@@ -175,7 +175,7 @@ def _plan_run(
             secret_leaves=stack_file.secret_leaves,  # each credential a secret itself
             esc_leaves=stack_file.esc_leaves,
         )
-        config = load_config(raw, stack)
+        config = load_config(raw, stack, root)
     except GpuCiError as err:  # reported exactly as the program reports it
         raise pulumi.RunError(str(err)) from None
     references: dict[str, StackExports] = {}
@@ -198,6 +198,7 @@ def _plan_run(
         secret_keys=set(stack_file.secret_keys),
         cloud=FakeCloud(stack_file.config, references),
         registrations=registrations,
+        root_directory=root,
     )
 
 

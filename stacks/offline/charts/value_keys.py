@@ -50,7 +50,7 @@ def value_sources(root: Path, stack: str) -> ValueSources:
             secret_leaves=stack_file.secret_leaves,
             esc_leaves=stack_file.esc_leaves,
         )
-        platform = load_config(raw, stack).platform
+        platform = load_config(raw, stack, root).platform
     except GpuCiError:
         return ValueSources()
     if platform is None:
@@ -62,7 +62,7 @@ def value_sources(root: Path, stack: str) -> ValueSources:
         except PlatformError:
             continue
         sets.append((index, component, tuple(path)))
-    prepared, _ = resolve_recipe(platform, platform.accelerator)
+    prepared, _ = resolve_recipe(platform, platform.accelerator, root)
     if prepared is None:
         return ValueSources(tuple(sets))
     refs = {r.name: r for r in prepared.recipe.componentRefs}
