@@ -214,8 +214,8 @@ def test_a_hostile_command_is_one_annotation(runner: ActionSandbox, value: str) 
     [error] = only_errors(run.stdout, run.stderr).annotations()
     assert error.properties == {"title": "gpu-ci input command"}
     assert error.data == (
-        f"input command '{value}': must be up (make the cluster) or destroy (delete the one "
-        "an up of this job made)"
+        f"input command '{value}': must be up (make the cluster), collect (a diagnostics "
+        "bundle of it) or destroy (delete the one an up of this job made)"
     )
 
 

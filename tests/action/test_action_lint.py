@@ -148,12 +148,21 @@ def test_inputs_reach_the_steps_only_through_env() -> None:
     assert used == set(action["inputs"]), set(action["inputs"]) ^ used
 
 
-def test_every_output_is_one_the_up_step_writes() -> None:
+COLLECT_OUTPUTS = ("bundle", "bundle-dir", "first-failure")
+"""The collect step's outputs (collect.sh writes them from collect.py's result file)."""
+
+
+def test_every_output_is_one_the_up_or_collect_step_writes() -> None:
     action = load_github_yaml(ACTION_YML)
     written = (SCRIPTS / "outputs.py").read_text()
+    collected = (SCRIPTS / "collect.py").read_text()
     for name, spec in action["outputs"].items():
-        assert spec["value"] == f"${{{{ steps.up.outputs.{name} }}}}"
-        assert f'"{name}"' in written, f"outputs.py never writes {name}"
+        step = "collect" if name in COLLECT_OUTPUTS else "up"
+        assert spec["value"] == f"${{{{ steps.{step}.outputs.{name} }}}}"
+        if step == "up":
+            assert f'"{name}"' in written, f"outputs.py never writes {name}"
+        else:
+            assert f'"{name}"' in collected, f"collect.py never writes {name}"
 
 
 def test_the_pinned_cli_is_the_release_of_the_pinned_sdk() -> None:
@@ -173,8 +182,8 @@ def test_the_example_is_trainers_gpu_job_on_the_action() -> None:
     assert job["timeout-minutes"] == 120
     steps = job["steps"]
     setup = [s for s in steps if "gpu-cluster" in s.get("uses", "")]
-    assert [s["with"].get("command", "up") for s in setup] == ["up", "destroy"]
-    assert setup[1]["if"] == "always()"
+    assert [s["with"].get("command", "up") for s in setup] == ["up", "collect", "destroy"]
+    assert setup[1]["if"] == "failure()" and setup[2]["if"] == "always()"
     scripts = " ".join(s.get("run", "") for s in steps)
     assert "e2e-setup-cluster" not in scripts and "jq" not in scripts  # no script, no hotfix
     notebooks = [s for s in steps if "test-e2e-notebook" in s.get("run", "")]

@@ -1,4 +1,4 @@
-"""The action's shell steps (and the CLI stand-in the tests ship it) pass shellcheck."""
+"""The action's shell steps (and the stand-ins the tests give it) pass shellcheck."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from .action_sandbox import PULUMI_STUB, SCRIPTS
+from .collect_sandbox import STUB as COLLECT_STUB
 
 SHELLCHECK = Path(sys.executable).with_name("shellcheck")
-FILES = [*sorted(SCRIPTS.glob("*.sh")), PULUMI_STUB]
+FILES = [*sorted(SCRIPTS.glob("*.sh")), PULUMI_STUB, COLLECT_STUB]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)

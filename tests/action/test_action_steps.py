@@ -237,7 +237,8 @@ def test_an_unknown_command_stops_in_the_first_step(runner: ActionSandbox) -> No
     assert run.returncode == 1
     assert run.stdout == (
         "::error title=gpu-ci input command::input command 'apply': must be up (make the "
-        "cluster) or destroy (delete the one an up of this job made)\n"
+        "cluster), collect (a diagnostics bundle of it) or destroy (delete the one an up of "
+        "this job made)\n"
     )
     assert run.stderr == (
         "gpu-ci step inputs: stopped before anything was done: 1 problem(s) with the inputs, "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Step inputs, the first for every command, before any other step reads an input: the
-# command (up or destroy); helm/kind-action's inputs, which a workflow moved over from
+# command (up, collect or destroy); helm/kind-action's inputs, which a workflow moved over from
 # kind-action may still give, each taken as an alias of this action's input where it
 # means the same (cluster_name, node_image) or refused, naming what to use instead, never
 # ignored; then the cluster's name, checked (the later steps keep its state in a folder
@@ -53,12 +53,13 @@ clean-up"
 )
 readonly FLAGS=" install_only registry registry_enable_delete ignore_failed_clean "
 
-# action.yml's steps run on `inputs.command == 'up'` (or 'destroy'), which GitHub compares
-# ignoring case: only the two words as written are taken.
+# action.yml's steps run on `inputs.command == 'up'` (or 'collect', 'destroy'), which GitHub
+# compares ignoring case: only the three words as written are taken.
 command="${INPUT_COMMAND-up}"
 case "$command" in
-  up | destroy) ;;
-  *) problem command "$command" "must be up (make the cluster) or destroy (delete the one an up of this job made)" ;;
+  up | collect | destroy) ;;
+  *) problem command "$command" "must be up (make the cluster), collect (a diagnostics bundle of it) \
+or destroy (delete the one an up of this job made)" ;;
 esac
 
 for input in version config kubeconfig wait verbosity kubectl_version install_only \
