@@ -34,7 +34,9 @@ class AuthorizedKeysParams(RootedParams):
     """Deliver `keys` to ~`user`/.ssh/authorized_keys, in a block gpu-ci manages.
 
     Instead of the instance metadata (`ssh_authorized_keys`), which OCI can only change by
-    replacing the VM. Lines outside the `# BEGIN/END gpu-ci managed keys` block are kept.
+    replacing the VM. Lines outside the `# BEGIN/END gpu-ci managed keys` block are kept,
+    except plain lines of a key gpu-ci manages (in `keys`, or in the block before: cloud-init's
+    copy of the metadata's keys), so that a key taken out of `keys` is revoked.
     """
 
     user: str = Field(pattern=USER_PATTERN)

@@ -23,6 +23,7 @@ class OciGpuInstanceArgs(ComponentArgs):
     user_data: str
     display_name: str
     freeform_tags: dict[str, str]
+    generation: int = 0
 
 
 class OciGpuInstance(pulumi.ComponentResource):
@@ -38,7 +39,14 @@ class OciGpuInstance(pulumi.ComponentResource):
       fallback list or tenancy applies to VMs created later and moves no running VM.
     - the image, when it comes from a filter (newest Ubuntu for the shape): a newer image
       release must not replace a running runner.
-    `pulumi up --replace <urn>` takes any of them on purpose (docs/day-2.md#replacing-on-purpose).
+    A replacement keeps them too: before it diffs, the engine sets every ignoreChanges
+    path back to its old value, and the replacement is created from those inputs
+    (pulumi/pulumi pkg/resource/deploy/step_generator.go `continueStepsFromImport`:
+    `processIgnoreChanges(sg.deployment.Diag(), urn, inputs, old.Inputs, goal.IgnoreChanges)`),
+    so `pulumi up --replace <urn>` boots the old image with the old user data. What takes
+    them is a resource with no state: `vm.generation` above 0 names the instance
+    `<name>-g<generation>`, a new URN without an alias, so the engine creates a new VM from
+    the program's values and deletes the old one after (docs/day-2.md#replacing-on-purpose).
 
     A pinned image (`vm.image.id`) is the opposite case: a new pinned id is a request for
     that image, and it **replaces the instance** (`replace_on_changes`). terraform-provider-oci
@@ -70,7 +78,7 @@ class OciGpuInstance(pulumi.ComponentResource):
         if args.ssh_authorized_keys:
             metadata["ssh_authorized_keys"] = "\n".join(args.ssh_authorized_keys)
         instance = oci.core.Instance(
-            name,
+            name if args.generation == 0 else f"{name}-g{args.generation}",
             compartment_id=args.compartment_id,
             availability_domain=args.availability_domain,
             shape=args.shape,

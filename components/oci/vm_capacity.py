@@ -83,6 +83,7 @@ class VmCapacity(pulumi.ComponentResource):
                     ),
                     display_name=f"{args.project}-{args.stack}-gpu-{index}",
                     freeform_tags={**args.tags, "gpu-ci-role": ROLE},
+                    generation=vm.generation,
                 ),
                 opts=child(self, depends_on=[self.network, placement]),
             )

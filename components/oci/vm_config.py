@@ -111,6 +111,13 @@ class VmCapacityConfig(ConfigModel):
         default_factory=list,
         description="OpenSSH public keys every VM authorizes (a private key is refused)",
     )
+    generation: StrictInt = Field(
+        default=0,
+        ge=0,
+        le=1000,
+        description="raise it to make every VM anew with today's image, cloud-init and SSH "
+        "keys (`--replace` keeps the old ones: docs/day-2.md#replacing-on-purpose)",
+    )
 
     @field_validator("shape")
     @classmethod

@@ -15,8 +15,9 @@ from stacks.offline.lifecycle import Fate, classify
 from stacks.offline.snapshot import Snapshot
 from stacks.offline.snapshot_graph import collapsed_dependencies, identity_keys, run_order
 
-Op = Literal["create", "update", "replace", "delete", "same"]
-"""`same`: no operation, only the recorded dependencies differ."""
+Op = Literal["create", "update", "replace", "may-replace", "delete", "same"]
+"""`same`: no operation, only the recorded dependencies differ. `may-replace`: the plans
+cannot tell whether the engine replaces it (`maybe` says why)."""
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,16 @@ class ResourceChange:
     previous_urn: str = ""
     unknown: tuple[str, ...] = ()
     """Inputs unknown at preview because something they come from changes."""
+    maybe: tuple[tuple[str, str], ...] = ()
+    """For `may-replace`: (input or `provider`, why the plans cannot know)."""
+    cannot_predict: bool = False
+    """No replacement rules cover its type."""
+    kept_on_replace: tuple[str, ...] = ()
+    """ignoreChanges paths a replacement keeps the old values of."""
 
     @property
     def destructive(self) -> bool:
-        return self.op in ("replace", "delete") and not self.retained
+        return self.op in ("replace", "may-replace", "delete") and not self.retained
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -57,6 +64,12 @@ class ResourceChange:
             out["ignoredChanges"] = list(self.ignored)
         if self.unknown:
             out["unknownAtPreview"] = list(self.unknown)
+        if self.maybe:
+            out["uncertain"] = [{"input": path, "why": why} for path, why in self.maybe]
+        if self.cannot_predict:
+            out["cannotPredict"] = True
+        if self.kept_on_replace:
+            out["keptFromOld"] = list(self.kept_on_replace)
         if self.protected:
             out["protected"] = True
         if self.retained:
@@ -111,8 +124,8 @@ def diff_snapshots(base: Snapshot, head: Snapshot) -> PlanDiff:
             result.unchanged += 1
             continue
         result.resources.append(_change(fate, fate.op or "same", added, removed))
-    rank = {**_run_order(base), **_run_order(head)}  # every URN a change can have
-    result.resources.sort(key=lambda c: (rank[c.key], c.key))
+    rank = {**_run_order(base), **_run_order(head)}  # every URN a plan has
+    result.resources.sort(key=lambda c: (rank.get(c.key, -1), c.key))  # -1: default providers
     result.outputs = input_changes(base.get("outputs", {}), head.get("outputs", {}))
     return result
 
@@ -135,6 +148,9 @@ def _change(
         fate.retained,
         fate.previous_urn,
         fate.unknown,
+        fate.maybe,
+        fate.cannot_predict,
+        fate.kept_on_replace,
     )
 
 

@@ -12,6 +12,7 @@ import re
 from stacks.offline.diff_changes import PlanDiff, ResourceChange, destroys
 from stacks.offline.diff_mermaid import render_changed_mermaid
 from stacks.offline.diff_words import line_delta, listed, short_name, show, summary, title, why
+from stacks.offline.lifecycle import PROVIDER
 from stacks.offline.snapshot import Snapshot
 
 _BACKTICKS = re.compile(r"`+")
@@ -20,6 +21,7 @@ _MD_OP = {
     "delete": "- **delete**",
     "update": "~ update",
     "replace": "± **replace**",
+    "may-replace": "? **may replace**",
     "same": "= same",
 }
 
@@ -47,20 +49,44 @@ def _inputs_cell(r: ResourceChange) -> str:
 
 
 def _destructive_block(d: PlanDiff) -> list[str]:
-    loud = [r for r in listed(d) if destroys(r)]
+    """The caution block: what certainly goes, each resource on a replaced provider named."""
+    loud = [r for r in listed(d) if destroys(r) and r.op != "may-replace"]
     if not loud:
         return []
     out = ["> [!CAUTION]", f"> **This change destroys {len(loud)} resource(s) that matter.**", ">"]
-    for r in loud:
-        what = destroys(r)
-        reason = why(r)
-        line = f"> - **{r.op}** {_code(r.name)} ({_code(r.type)})"
-        if what:
-            line += f": destroys {what}"
-        if reason:
-            line += f" — {reason}"
-        out.append(line)
+    out += [_line(r, "destroys") for r in loud]
+    # Everything on a replaced provider goes with it: each is named, not only the loud ones.
+    rest = [
+        r
+        for r in listed(d)
+        if r.op == "replace" and PROVIDER in r.replace_because and r not in loud
+    ]
+    if rest:
+        names = ", ".join(f"{_code(r.name)} ({_code(short_name(r.type))})" for r in rest)
+        out.append(f"> - and {len(rest)} more replaced because their provider is: {names}")
     return [*out, ""]
+
+
+def _uncertain_block(d: PlanDiff) -> list[str]:
+    """The warning block: what the plans cannot tell, each with why; never a fact."""
+    maybe = [r for r in listed(d) if r.op == "may-replace"]
+    if not maybe:
+        return []
+    cannot = sum(1 for r in maybe if r.cannot_predict)
+    head = f"> **The plans cannot tell whether {len(maybe)} resource(s) are replaced"
+    head += f" ({cannot} cannot be predicted at all).**" if cannot else ".**"
+    out = ["> [!WARNING]", head, ">"]
+    out += [_line(r, "may destroy") for r in maybe]
+    return [*out, ""]
+
+
+def _line(r: ResourceChange, verb: str) -> str:
+    line = f"> - **{r.op.replace('-', ' ')}** {_code(r.name)} ({_code(r.type)})"
+    if what := destroys(r):
+        line += f": {verb} {what}"
+    if reason := why(r):
+        line += f" — {reason}"
+    return line
 
 
 def render_markdown(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
@@ -70,6 +96,7 @@ def render_markdown(d: PlanDiff, base: Snapshot, head: Snapshot) -> str:
         return "\n".join(out) + "\n"
     out += [f"**{summary(d)}**", ""]
     out += _destructive_block(d)
+    out += _uncertain_block(d)
     if d.resources:
         out += ["| | resource | type | changed |", "|---|---|---|---|"]
         for r in listed(d):

@@ -5,13 +5,26 @@ from __future__ import annotations
 from stacks.offline.diff_changes import PlanDiff, destroys
 from stacks.offline.diff_words import line_delta, listed, short_name, show, summary, title, why
 
-_TEXT_OP = {"create": "+", "delete": "-", "update": "~", "replace": "+-", "same": "="}
+_TEXT_OP = {
+    "create": "+",
+    "delete": "-",
+    "update": "~",
+    "replace": "+-",
+    "may-replace": "?",
+    "same": "=",
+}
 
 
 def render_text(d: PlanDiff) -> str:
     if not d.changed:
         return f"{title(d)}: no changes ({d.unchanged} resources)\n"
     lines = [f"{title(d)}: {summary(d)}"]
+    if cannot := [r for r in d.resources if r.cannot_predict]:
+        types = sorted({r.type for r in cannot})
+        lines.append(
+            f"!! CANNOT PREDICT {len(cannot)} resource(s): no replacement rules for "
+            f"{', '.join(types)} (add them to stacks/offline/replacements/)"
+        )
     for r in listed(d):
         reason = why(r)
         note = f"  ({r.op}: {reason})" if reason else ""
@@ -19,7 +32,8 @@ def render_text(d: PlanDiff) -> str:
             note = "  (dependencies only: no operation)"
         lines.append(f"{_TEXT_OP[r.op]:>2} {r.type}  {r.name}{note}")
         if what := destroys(r):
-            lines.append(f"      !! destroys {what}")
+            may = "may destroy" if r.op == "may-replace" else "destroys"
+            lines.append(f"      !! {may} {what}")
         for c in r.inputs:
             delta = line_delta(c)
             lines.append(

@@ -72,6 +72,13 @@ def summary(d: PlanDiff) -> str:
         f"{d.count('create')} to create",
         f"{d.count('update')} to update",
         f"{d.count('replace')} to replace" + (f" ({dbr} deleted first)" if dbr else ""),
+    ]
+    if maybe := d.count("may-replace"):  # only where the plans cannot know
+        cannot = sum(1 for r in d.resources if r.cannot_predict)
+        parts.append(
+            f"{maybe} may be replaced" + (f" ({cannot} cannot be predicted)" if cannot else "")
+        )
+    parts += [
         f"{d.count('delete')} to delete",
         f"{d.unchanged + d.count('same')} unchanged",
     ]
@@ -86,8 +93,14 @@ def title(d: PlanDiff) -> str:
 
 
 def why(r: ResourceChange) -> str:
-    """Why a resource is replaced or deleted, in a few words."""
+    """Why a resource is replaced, may be, or is deleted, in a few words."""
     notes = []
+    if r.cannot_predict:
+        notes.append(f"CANNOT PREDICT: no replacement rules for {r.type}")
+    for path, reason in r.maybe:
+        notes.append(f"{path}: {reason}")
+    if r.op == "may-replace" and r.delete_before_replace:
+        notes.append("deleted first if replaced")
     if r.op == "replace":
         forced = [p for p in r.replace_because if p != PROVIDER]
         if forced and set(forced) <= set(r.unknown):
@@ -100,12 +113,14 @@ def why(r: ResourceChange) -> str:
             notes.append("deleted first")
     if r.op == "delete" and r.retained:
         notes.append("retained: removed from state only")
+    if r.kept_on_replace:
+        notes.append(f"keeps its old {', '.join(r.kept_on_replace)} (ignoreChanges)")
     if r.protected:
         notes.append("protected: the engine refuses it")
     return "; ".join(notes)
 
 
-_RANK = {"delete": 0, "replace": 1, "create": 2, "update": 3, "same": 4}
+_RANK = {"delete": 0, "replace": 1, "may-replace": 1, "create": 2, "update": 3, "same": 4}
 
 
 def listed(d: PlanDiff) -> list[ResourceChange]:

@@ -68,7 +68,10 @@ def generations(snap: Mapping[str, Any], rules: Rules | None = None) -> dict[str
         r = resources[urn]
         provider = (r.get("options") or {}).get("provider") or ""
         type_rules = rules.for_type(str(r["type"]), providers.get(provider))
-        forcing, props = _forcing(r, replace_patterns(r, type_rules, rules))
+        patterns = replace_patterns(r, type_rules, rules)
+        if r.get("custom", True) and not r.get("read") and not rules.known(str(r["type"])):
+            patterns = [""]  # no rules: any input may make it anew (rules.json `unknownTypes`)
+        forcing, props = _forcing(r, patterns)
         upstream = sorted(
             out.get(source, source)
             for prop, sources in (r.get("propertyDependencies") or {}).items()

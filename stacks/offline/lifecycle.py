@@ -20,6 +20,13 @@ at preview: it counts as changed, as it does for the provider deciding on a repl
 That is how a replaced cluster step reaches the Kubernetes provider built from its output,
 and through it every release on the cluster.
 
+Where the plans cannot know, the answer is `may-replace` with why (`Fate.maybe`), never a
+guess shown as the engine's: an input unknown only because a command re-runs, a
+kubeconfig that changed inside a secret, a value the offline plan makes up for a cloud
+lookup (`stand_ins`), a provider that may be replaced, and a type no rule covers
+(`cannot_predict`). An input the plan shows unknown with no recorded source came from a
+lookup over an id the preview cannot know (`lifecycle_inputs.sourceless_unknown`).
+
 Old snapshots (written before options were recorded) are read with the engine's defaults.
 """
 
@@ -29,19 +36,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from stacks.offline.delete_first import SECRET, UNKNOWN, delete_first
-from stacks.offline.diff_paths import (
-    InputChange,
-    flatten,
-    input_changes,
-    matches,
-    rule_segments,
-    segments,
-)
+from stacks.offline.delete_first import UNKNOWN, delete_first
+from stacks.offline.diff_paths import InputChange, matches, rule_segments, segments
+from stacks.offline.lifecycle_inputs import secret_changes, seen_changes, upstream_unknown
 from stacks.offline.replacement_rules import Rules, TypeRules, load_rules
 from stacks.offline.snapshot_graph import identity_keys, run_order
+from stacks.offline.stand_ins import guessed_change, regions
 
-Op = Literal["create", "update", "replace", "delete"]
+Op = Literal["create", "update", "replace", "may-replace", "delete"]
+"""`may-replace`: the plan cannot know whether the engine replaces it (`Fate.maybe` says
+why); if it does not, it is updated in place or left alone."""
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+OCI_PROVIDER = "pulumi:providers:oci"
 KNOWN = "[known]"
 """The old side of an input that is known now and unknown until an upstream change runs."""
 PROVIDER = "provider"
@@ -72,6 +78,14 @@ class Fate:
     """Deleted from state only: the cloud resource stays (`retainOnDelete`)."""
     previous_urn: str = ""
     """The old URN, when the resource is found through an alias or a renamed URN form."""
+    maybe: tuple[tuple[str, str], ...] = ()
+    """For `may-replace`: each input (or `provider`) that may force it, with why the plan
+    cannot know."""
+    cannot_predict: bool = False
+    """No rule covers its type: whether its changed inputs replace it cannot be predicted."""
+    kept_on_replace: tuple[str, ...] = ()
+    """Its ignoreChanges paths, when it is (or may be) replaced: the replacement is created
+    with their old values (rules.json `engine.ignoreChangesKeptOnReplace`)."""
 
 
 @dataclass
@@ -97,56 +111,6 @@ def _custom(r: Mapping[str, Any]) -> bool:
 
 def _options(r: Mapping[str, Any]) -> dict[str, Any]:
     return dict(r.get("options") or {})
-
-
-def _unknown_leaves(inputs: Mapping[str, Any], prop: str) -> list[str]:
-    """The leaves under input `prop` that a preview cannot know (or the input itself)."""
-    if prop not in inputs:
-        return []
-    leaves = [
-        path for path, value in flatten(inputs[prop], prop).items() if value in (UNKNOWN, SECRET)
-    ]
-    return leaves or [prop]
-
-
-def _secret_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[InputChange]:
-    """Secrets whose digests differ. Only a path with a digest on both sides, of one scheme,
-    can be compared: a secret that was unknown (or is no longer), or one digested by an
-    older snapshot's scheme, tells nothing (an added or removed secret input shows as an
-    input change)."""
-    a, b = old.get("secretDigests") or {}, new.get("secretDigests") or {}
-    return [
-        InputChange(path, SECRET, SECRET)
-        for path in sorted(set(a) & set(b))
-        if _scheme(a[path]) == _scheme(b[path]) and a[path] != b[path]
-    ]
-
-
-def _seen_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[InputChange]:
-    """Input changes, less those at or under a path the old plan could not know.
-
-    An input unknown in the old plan was known to the engine (it is in the state); a plan
-    of the same resource that knows it now (a newer gpu-ci knows a running VM's address)
-    tells nothing about whether it changed, as two unknowns do not. If what it comes from
-    changes, it is unknown in the new plan too, and `_upstream_unknown` counts it."""
-    present = [segments(p) for p in flatten(dict(new))]
-    unknown = [
-        u
-        for u in (segments(p) for p, v in flatten(dict(old)).items() if v == UNKNOWN)
-        if any(n[: len(u)] == u for n in present)  # an input no longer given is a change
-    ]
-
-    def seen(change: InputChange) -> bool:
-        have = segments(change.path)
-        return not any(have[: len(u)] == u for u in unknown)
-
-    return [c for c in input_changes(old, new) if seen(c)]
-
-
-def _scheme(digest: str) -> str:
-    """`id1:` of `id1:0123abcd` (empty for the older URN-salted digests)."""
-    head, colon, _ = str(digest).rpartition(":")
-    return head + colon
 
 
 def _match_base(base: Mapping[str, Any], head: Mapping[str, Any]) -> dict[str, str]:
@@ -180,13 +144,12 @@ def classify(
     old = {r["urn"]: r for r in base["resources"]}
     new = {r["urn"]: r for r in head["resources"]}
     matched = _match_base(base, head)
-    provider_inputs = {urn: r.get("inputs") or {} for urn, r in new.items()}
     ops: dict[str, Op | None] = {}
-    fates: list[Fate] = []
+    fates: list[Fate] = _default_providers(base, head, rules)
     for urn in run_order(head):
         r = new[urn]
         before = old[matched[urn]] if urn in matched else None
-        fate = _fate(r, before, ops, new, provider_inputs, rules, matched)
+        fate = _fate(r, before, ops, new, rules, matched)
         ops[urn] = fate.op
         fates.append(fate)
     for urn, r in old.items():
@@ -205,24 +168,27 @@ def classify(
     return Lifecycle(fates)
 
 
-def _upstream_unknown(
-    r: Mapping[str, Any],
-    ops: Mapping[str, Op | None],
-    new: Mapping[str, Mapping[str, Any]],
-    rules: Rules,
-) -> list[str]:
-    """Inputs of `r` built from outputs that are unknown at preview."""
-    unknown: list[str] = []
-    for prop, sources in sorted((r.get("propertyDependencies") or {}).items()):
-        for source in sources:
-            op = ops.get(source)
-            unknown_on_update = (
-                source in new and rules.for_type(new[source]["type"]).outputs_unknown_on_update
-            )
-            if op in ("create", "replace") or (op == "update" and unknown_on_update):
-                unknown += _unknown_leaves(r.get("inputs") or {}, prop)
-                break
-    return unknown
+def _default_providers(
+    base: Mapping[str, Any], head: Mapping[str, Any], rules: Rules
+) -> list[Fate]:
+    """The default OCI provider, which the plans do not record, when the region its
+    stand-ins name changes: pulumi-oci's DiffConfig updates it (rules.json `ociProvider`)."""
+    old, now = regions(base), regions(head)
+    if not old or not now or set(old) == set(now):
+        return []
+    spell = [", ".join(v or k for k, v in sorted(side.items())) for side in (old, now)]
+    urn = f"urn:pulumi:{head.get('stack', '')}::{head.get('project', '')}::{OCI_PROVIDER}::default"
+    replaced = rules.region_change_replaces_oci_provider
+    return [
+        Fate(
+            urn,
+            OCI_PROVIDER,
+            "default",
+            "replace" if replaced else "update",
+            ("region",) if replaced else (),
+            inputs=(InputChange("region", spell[0], spell[1]),),
+        )
+    ]
 
 
 def _fate(
@@ -230,7 +196,6 @@ def _fate(
     before: Mapping[str, Any] | None,
     ops: Mapping[str, Op | None],
     new: Mapping[str, Mapping[str, Any]],
-    provider_inputs: Mapping[str, Mapping[str, Any]],
     rules: Rules,
     matched: Mapping[str, str],
 ) -> Fate:
@@ -240,57 +205,106 @@ def _fate(
         return Fate(urn, type_, name, None if r.get("read") else "create")
     if r.get("read") or not _custom(r):
         return Fate(urn, type_, name, None, previous_urn=previous)
-    opts = _options(r)
-    old_opts = _options(before)
-    changes = _seen_changes(before.get("inputs") or {}, r.get("inputs") or {})
-    changes += _secret_changes(before, r)
-    unknown = _upstream_unknown(r, ops, new, rules)
+    opts, old_opts = _options(r), _options(before)
+    old_inputs, new_inputs = before.get("inputs") or {}, r.get("inputs") or {}
+    changes = seen_changes(old_inputs, new_inputs) + secret_changes(before, r)
+    unknown = upstream_unknown(r, ops, new, rules)
     seen = {c.path for c in changes}
     changes += [InputChange(p, KNOWN, UNKNOWN) for p in unknown if p not in seen]
     ignore = list(opts.get("ignoreChanges") or [])
     kept = [c for c in changes if not any(matches(i, c.path) for i in ignore)]
     ignored = tuple(c.path for c in changes if c not in kept)
     provider = opts.get("provider") or ""
-    type_rules = rules.for_type(type_, provider_inputs.get(provider))
-    patterns = replace_patterns(r, type_rules, rules)
-    because = sorted({c.path for c in kept if any(forces(p, c.path) for p in patterns)})
-    if ops.get(provider) in ("create", "replace") or (
-        "provider" in old_opts and _provider_moved(old_opts["provider"], provider, matched)
-    ):
-        because.append(PROVIDER)
-    because = sorted(set(because))
-    op: Op | None = "replace" if because else "update" if kept else None
+    type_rules = rules.for_type(type_, (new.get(provider) or {}).get("inputs"))
+    certain, guesses = _forced(r, kept, unknown, type_rules, rules, new, old_inputs)
+    provider_op = ops.get(provider)
+    if provider_op in ("create", "replace"):
+        certain.add(PROVIDER)
+    elif provider_op == "may-replace":
+        guesses[PROVIDER] = f"{new[provider]['name']} may be replaced"
+    elif "provider" in old_opts and _provider_moved(old_opts["provider"], provider, matched):
+        certain.add(PROVIDER)  # read as always (conservative): see `_provider_moved`
+    cannot = bool(kept) and not rules.known(type_) and not certain
+    op: Op | None = (
+        "replace" if certain else "may-replace" if guesses or cannot else "update" if kept else None
+    )
+    because = sorted(certain if op == "replace" else guesses if op == "may-replace" else ())
+    destroys = op in ("replace", "may-replace")
     return Fate(
         urn,
         type_,
         name,
         op,
         tuple(because),
-        op == "replace"
-        and delete_first(
-            opts,
-            type_rules,
-            PROVIDER in because,
-            before.get("inputs") or {},
-            r.get("inputs") or {},
-            rules,
-        ),
+        destroys
+        and delete_first(opts, type_rules, PROVIDER in because, old_inputs, new_inputs, rules),
         tuple(kept),
         ignored,
         tuple(unknown),
-        protected=op == "replace" and bool(old_opts.get("protect") or opts.get("protect")),
+        protected=destroys and bool(old_opts.get("protect") or opts.get("protect")),
         previous_urn=previous,
+        maybe=tuple(sorted(guesses.items())) if op == "may-replace" else (),
+        cannot_predict=cannot,
+        kept_on_replace=tuple(ignore) if destroys and rules.ignore_changes_kept_on_replace else (),
     )
+
+
+def _forced(
+    r: Mapping[str, Any],
+    kept: list[InputChange],
+    unknown: Mapping[str, str],
+    type_rules: TypeRules,
+    rules: Rules,
+    new: Mapping[str, Mapping[str, Any]],
+    old_inputs: Mapping[str, Any],
+) -> tuple[set[str], dict[str, str]]:
+    """The changed inputs that replace `r` for certain, and those that may (path -> why)."""
+    inputs = r.get("inputs") or {}
+    identifier = type_rules.identifier
+    if identifier and identifier in inputs and inputs[identifier] == old_inputs.get(identifier):
+        patterns = list(_options(r).get("replaceOnChanges") or [])  # DiffConfig replaces nothing
+    else:
+        patterns = replace_patterns(r, type_rules, rules)
+    certain: set[str] = set()
+    guesses: dict[str, str] = {}
+    for c in kept:
+        if not any(forces(p, c.path) for p in patterns):
+            continue
+        top = str(segments(c.path)[0])
+        if c.path in unknown:
+            why = unknown[c.path]
+        elif c.new == UNKNOWN:
+            why = ""  # unknown to the preview itself: the provider sees it so (IsComputed)
+        elif top in type_rules.may_replace_when_changed and not _from_stack(r, top, new):
+            why = (
+                f"pulumi-kubernetes replaces a provider only when its {top}'s active cluster "
+                "changes (provider.go DiffConfig); the plan sees only that it changed"
+            )
+        else:
+            why = guessed_change(c.old, c.new)
+        if why:
+            guesses[c.path] = why
+        else:
+            certain.add(c.path)
+    return certain, guesses
+
+
+def _from_stack(r: Mapping[str, Any], prop: str, new: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether input `prop` is read from another stack: the offline plan's placeholder of it
+    carries the producer's generation, so it changes exactly when the producer makes what
+    it is built from anew (stacks/offline/fakes.py `reference_exports`)."""
+    sources = (r.get("propertyDependencies") or {}).get(prop) or []
+    return bool(sources) and all((new.get(s) or {}).get("type") == STACK_REFERENCE for s in sources)
 
 
 def replace_patterns(r: Mapping[str, Any], type_rules: TypeRules, rules: Rules) -> list[str]:
     """The input paths a change of which replaces `r`: its own `replaceOnChanges`, its
-    provider's rules for its type, and for a Kubernetes provider its kubeconfig
-    (`kubeconfigUnknownReplacesProvider`). The diff and the generations read the same."""
+    provider's rules for its type, and for a Kubernetes provider its kubeconfig, context
+    and cluster (`kubeconfigUnknownReplacesProvider`; whether a known change of them does is
+    `_forced`'s guess). The diff and the generations read the same."""
     patterns = [*(_options(r).get("replaceOnChanges") or []), *type_rules.force_new]
-    provider_type = str(r["type"]).startswith("pulumi:providers:kubernetes")
-    if provider_type and rules.kubeconfig_unknown_replaces:
-        patterns.append("kubeconfig")
+    if rules.kubeconfig_unknown_replaces:
+        patterns += type_rules.replace_when_unknown
     return patterns
 
 

@@ -1,12 +1,14 @@
 """The providers' replacement rules, as `stacks/offline/replacements/` states them.
 
-Which input changes a provider cannot make in place (Terraform's `ForceNew`, the
-Kubernetes provider's immutable fields, Helm's and pulumi-command's own), whether its
+Which input changes a provider cannot make in place (Terraform's `ForceNew` for OCI and
+random, the Kubernetes provider's immutable fields, Helm's and pulumi-command's own, and a
+Kubernetes provider resource's own `DiffConfig`), whether its
 `Diff` asks to delete the old resource first (always, never, or for pulumi-kubernetes only
 an object that is named and keeps its name and namespace), and whether its outputs are
 unknown after an update, per Pulumi type token; `stacks.offline.lifecycle` applies them,
 with the engine's rule that a replacement caused by the provider never reaches the
-provider's `Diff`.
+provider's `Diff`. A type no rule covers is not "no rules, so updated": `known` says so, and
+the diff cannot predict it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ class TypeRules:
     delete_before_replace_if_kept_name: bool = False
     """pulumi-kubernetes: its `Diff` asks to delete first only for an object that is not
     auto-named and keeps its name and namespace (`delete_first.keeps_name`)."""
+    replace_when_unknown: tuple[str, ...] = ()
+    """Inputs an unknown value of which replaces (a Kubernetes provider's kubeconfig)."""
+    may_replace_when_changed: tuple[str, ...] = ()
+    """Inputs a known change of which replaces only on a condition the plan cannot see
+    (the kubeconfig's active cluster): the diff shows `may-replace`, never `replace`."""
+    identifier: str = ""
+    """An input that, set and unchanged, cancels every replacement (`clusterIdentifier`)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,15 @@ class Rules:
     provider_change_skips_diff: bool = True
     """The engine replaces a resource whose provider changed without calling the provider's
     `Diff`, so only the resource's own `deleteBeforeReplace` decides (rules.json `engine`)."""
+    ignore_changes_kept_on_replace: bool = True
+    """A replacement is created with the old value of each ignoreChanges path (rules.json
+    `engine.ignoreChangesKeptOnReplace`)."""
+    region_change_replaces_oci_provider: bool = False
+
+    def known(self, type_: str) -> bool:
+        """Whether some rule covers `type_`; a change of a type no rule covers cannot be
+        predicted (rules.json `unknownTypes`)."""
+        return type_ in self.exact or type_.startswith("kubernetes:")
 
     def for_type(self, type_: str, provider_inputs: Mapping[str, Any] | None = None) -> TypeRules:
         provider_inputs = provider_inputs or {}
@@ -140,6 +158,15 @@ def rules_from(folder: Path) -> Rules:
             _flag(cmd["outputsUnknownOnUpdate"]),
             "pulumi-command",
         )
+    exact.update(_random(how["random"], _read(folder, "random-terraform-forcenew.json")))
+    provider = how["kubernetesProvider"]
+    exact[provider["type"]] = TypeRules(
+        tuple(provider["forceNew"]["value"]),
+        source="pulumi-kubernetes provider.go DiffConfig",
+        replace_when_unknown=tuple(provider["replaceWhenUnknown"]["value"]),
+        may_replace_when_changed=tuple(provider["mayReplaceWhenChanged"]["value"]),
+        identifier=str(provider["clusterIdentifier"]["value"]),
+    )
     return Rules(
         exact=exact,
         kubernetes_every_kind=every,
@@ -148,4 +175,21 @@ def rules_from(folder: Path) -> Rules:
         secret_unless_mutable=tuple(k8s["secretUnlessMutable"]),
         kubeconfig_unknown_replaces=_flag(k8s_how["kubeconfigUnknownReplacesProvider"]),
         provider_change_skips_diff=_flag(how["engine"]["providerChangeSkipsDiff"]),
+        ignore_changes_kept_on_replace=_flag(how["engine"]["ignoreChangesKeptOnReplace"]),
+        region_change_replaces_oci_provider=_flag(
+            how["ociProvider"]["regionChangeReplacesProvider"]
+        ),
     )
+
+
+def _random(how: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, TypeRules]:
+    """terraform-provider-random's types: every input replaces (RequiresReplace)."""
+    return {
+        token: TypeRules(
+            tuple(camel(p) for p in facts[tf_type]["forceNew"]),
+            _flag(how["deleteBeforeReplace"]),
+            _flag(how["outputsUnknownOnUpdate"]),
+            f"terraform-provider-random {tf_type}",
+        )
+        for tf_type, token in how["types"].items()
+    }

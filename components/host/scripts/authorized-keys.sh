@@ -1,9 +1,14 @@
 # shellcheck shell=bash
 # Step authorized-keys: make the block gpu-ci manages in ~USER/.ssh/authorized_keys hold
-# exactly KEYS. Changing an OCI instance's `ssh_authorized_keys` metadata replaces the VM,
-# so gpu-ci leaves the metadata as it was at creation and delivers the configured keys
-# with this step. Every line outside the block is kept as it is (a last line without a
-# newline gets one); a file without the block gets it appended.
+# exactly KEYS, and no other line hold a key gpu-ci manages. Changing an OCI instance's
+# `ssh_authorized_keys` metadata replaces the VM, so gpu-ci leaves the metadata as it was
+# at creation and delivers the configured keys with this step. cloud-init writes the
+# metadata's keys into the same file at first boot, outside the block: a plain key line
+# ("TYPE BLOB [comment]", no options) outside the block whose key is in KEYS or was in the
+# block before is gpu-ci's, so it is dropped there (kept once, in the block, while it is in
+# KEYS): a key taken out of KEYS is revoked. Every other line outside the block is kept as
+# it is (a key added by hand, a line with options; a last line without a newline gets
+# one); a file without the block gets it appended.
 #   # BEGIN gpu-ci managed keys
 #   ssh-ed25519 AAAA... alice@example.org
 #   # END gpu-ci managed keys
@@ -57,12 +62,41 @@ if as_root test -e "$file"; then
   exists=true
 fi
 
+# The key of a plain key line ("TYPE BLOB"), or nothing for any other line.
+key_of() {
+  local type="" blob="" rest=""
+  read -r type blob rest <<<"$1" || true
+  case "$type" in
+    ssh-* | ecdsa-sha2-* | sk-*) [ -z "$blob" ] || printf '%s %s' "$type" "$blob" ;;
+  esac
+}
+# The keys gpu-ci manages: KEYS, and those of the block as it was.
+declare -A managed=()
+for key in "${KEYS[@]}"; do
+  id="$(key_of "$key")"
+  [ -z "$id" ] || managed["$id"]=1
+done
+inside=false
+while IFS= read -r line || [ -n "$line" ]; do
+  case "$line" in
+    "$begin_marker") inside=true ;;
+    "$end_marker") inside=false ;;
+    *)
+      if [ "$inside" = true ]; then
+        id="$(key_of "$line")"
+        [ -z "$id" ] || managed["$id"]=1
+      fi
+      ;;
+  esac
+done <"$current"
+
 # The file with the block's content replaced by KEYS (appended when there is no block).
 block() {
   printf '%s\n' "$begin_marker" "${KEYS[@]}" "$end_marker"
 }
 inside=false
 blocks=0
+adopted=0
 {
   while IFS= read -r line || [ -n "$line" ]; do
     if [ "$inside" = true ]; then
@@ -84,6 +118,11 @@ blocks=0
     if [ "$line" = "$end_marker" ]; then
       die "$shown has '$end_marker' without '$begin_marker' before it; fix the file by hand"
     fi
+    id="$(key_of "$line")"
+    if [ -n "$id" ] && [ -n "${managed[$id]:-}" ]; then
+      adopted=$((adopted + 1))
+      continue
+    fi
     printf '%s\n' "$line"
   done <"$current"
   if [ "$inside" = true ]; then
@@ -95,6 +134,10 @@ blocks=0
 } >"$desired"
 if [ "$blocks" -gt 1 ]; then
   log "$shown had $blocks managed blocks; keeping one"
+fi
+if [ "$adopted" -gt 0 ]; then
+  log "$shown: dropped $adopted line(s) outside the block holding a key gpu-ci manages" \
+    "(cloud-init's copy of the metadata's keys, or a key taken out of vm.sshAuthorizedKeys)"
 fi
 
 key_lines="$({ grep -Ev '^[[:space:]]*(#|$)' "$desired" || true; } | wc -l)"

@@ -335,3 +335,57 @@ def test_bad_key_lines_are_refused_with_the_reason(keys: tuple[str, ...], expect
 def test_bad_user_is_refused(user: str) -> None:
     with pytest.raises(ValidationError, match="user"):
         AuthorizedKeysParams(user=user, keys=(ALICE,))
+
+
+# -- revoking: cloud-init's copy of the metadata's keys is gpu-ci's too ------------------
+# OCI's cloud-init writes the instance metadata's `ssh_authorized_keys` into the file at
+# first boot, as plain lines outside the block. Kept there, a key taken out of
+# vm.sshAuthorizedKeys stayed authorized forever (issue 37); the step now drops every plain
+# line outside the block whose key it manages (in KEYS, or in the block as it was).
+
+
+def test_cloud_inits_copy_is_taken_into_the_block_and_revoked_with_it(sandbox: Sandbox) -> None:
+    add_user(sandbox)
+    ssh_dir(sandbox).mkdir(mode=0o700)
+    keys_file(sandbox).write_text(f"{ALICE}\n{BOB}\n")  # as cloud-init leaves it
+    first = deliver(sandbox, ALICE, BOB)
+    assert first.returncode == 0, first.stderr
+    assert keys_file(sandbox).read_text() == block(ALICE, BOB)
+    assert (
+        f"{HOME}/.ssh/authorized_keys: dropped 2 line(s) outside the block holding a key "
+        "gpu-ci manages (cloud-init's copy of the metadata's keys, or a key taken out of "
+        "vm.sshAuthorizedKeys)"
+    ) in first.stderr
+    revoked = deliver(sandbox, BOB)
+    assert revoked.returncode == 0, revoked.stderr
+    assert keys_file(sandbox).read_text() == block(BOB)
+    assert ALICE.split()[1] not in keys_file(sandbox).read_text()
+    again = deliver(sandbox, BOB)
+    assert (again.returncode, again.calls, again.stderr) == (0, [], "")
+    assert again.result().changed is False
+
+
+def test_a_key_removed_from_a_deployed_vm_is_revoked(sandbox: Sandbox) -> None:
+    """A VM set up before this fix: the block and cloud-init's copies above it. Taking BOB
+    out of the config revokes it: it was in the block, so its copy outside is gpu-ci's."""
+    add_user(sandbox)
+    ssh_dir(sandbox).mkdir(mode=0o700)
+    keys_file(sandbox).write_text(f"{ALICE}\n{BOB} bob-laptop\n" + block(ALICE, BOB))
+    run = deliver(sandbox, ALICE)
+    assert run.returncode == 0, run.stderr
+    assert keys_file(sandbox).read_text() == block(ALICE)
+    assert run.result().changed is True
+
+
+def test_keys_gpu_ci_never_managed_and_lines_with_options_stay(sandbox: Sandbox) -> None:
+    """A key added by hand (CAROL), and a line with options even for a managed key (a
+    restriction someone wrote; cloud-init writes plain lines), are not gpu-ci's."""
+    add_user(sandbox)
+    ssh_dir(sandbox).mkdir(mode=0o700)
+    restricted = f'from="10.0.0.0/8",no-pty {ALICE}'
+    outside = f"# admins\n{CAROL}\n{restricted}\n"
+    keys_file(sandbox).write_text(outside + block(ALICE))
+    run = deliver(sandbox, BOB)
+    assert run.returncode == 0, run.stderr
+    assert keys_file(sandbox).read_text() == outside + block(BOB)
+    assert "dropped" not in run.stderr

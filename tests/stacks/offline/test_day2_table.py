@@ -47,6 +47,26 @@ ROWS: dict[str, list[str]] = {
     "a VM replaced (`--replace`, or a change OCI forces)": [
         "test_day2_vm_image:test_a_new_pinned_image_replaces_the_vm_and_remakes_what_was_on_it",
         "test_day2_stacks:test_a_vm_address_is_known_in_the_plan_and_unknown_once_the_vm_is_replaced",
+        "test_day2_uncertain:test_a_replaced_vm_keeps_its_ignored_inputs_and_the_diff_says_so",
+    ],
+    "`vm.generation` raised": [
+        "test_day2_uncertain:test_a_new_vm_generation_makes_the_vm_anew_from_the_programs_values",
+    ],
+    "`arc.cluster.oke.podsCidr` (anything that replaces the OKE cluster)": [
+        "test_day2_uncertain:test_a_replaced_oke_cluster_replaces_its_provider_and_everything_on_it",
+        "test_day2_uncertain:test_only_the_oke_kubeconfig_comes_from_an_unrecorded_lookup",
+    ],
+    "`arc.cluster.kubeconfig` rotated": [
+        "test_day2_uncertain:test_a_rotated_cluster_kubeconfig_may_replace_never_replaces",
+    ],
+    "`network.existingSubnetId` moved": [
+        "test_day2_uncertain:test_a_moved_existing_subnet_may_replace_the_nsg",
+    ],
+    "`oci:region`": [
+        "test_day2_uncertain:test_a_region_change_lists_the_default_providers_update",
+    ],
+    "Grafana's generated password (its `length`, ...)": [
+        "test_day2_uncertain:test_a_new_password_length_replaces_the_password_and_its_secret_first",
     ],
     "`vm.image.id` pinned to another image": [
         "test_day2_vm_image:test_a_new_pinned_image_replaces_the_vm_and_remakes_what_was_on_it",

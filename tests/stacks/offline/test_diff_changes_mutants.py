@@ -122,6 +122,7 @@ def test_a_change_carries_what_the_engine_decided_for_it() -> None:
             ignored=("freeformTags.team",),
             protected=True,
             unknown=("vcnId",),
+            kept_on_replace=("freeformTags",),  # the replacement gets the old tags
         ),
     ]
 

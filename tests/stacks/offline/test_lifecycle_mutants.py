@@ -191,6 +191,10 @@ def test_replace_on_changes_and_ignore_changes_options(rules: Rules) -> None:
         ("displayName",),
         inputs=(InputChange("displayName", "a", "b"),),
         ignored=("freeformTags.k",),
+        # the replacement is made with the old tags: the engine copies every ignoreChanges
+        # path's old value in first (step_generator.go continueStepsFromImport:
+        # `processIgnoreChanges(sg.deployment.Diag(), urn, inputs, old.Inputs, ...)`)
+        kept_on_replace=("freeformTags",),
     )
     # an ignored ForceNew attribute replaces nothing (the engine drops it before the Diff)
     net["options"]["ignoreChanges"] = ["dnsLabel"]
@@ -278,14 +282,15 @@ def test_a_resource_replaced_for_its_provider_is_not_deleted_first_unless_it_say
     first["options"]["deleteBeforeReplace"] = True
     base = snap(k8s, cm, release, first)
     head = edited(edited(base, "k8s", kubeconfig="b"), "cm", data={"k": "b"})
-    fates = classify(base, head, rules)
+    unknown = edited(base, "k8s", kubeconfig="[unknown]")
+    fates = classify(base, edited(unknown, "cm", data={"k": "b"}), rules)
     assert fates.of("k8s") == Fate(
         k8s["urn"],
         K8S,
         "k8s",
         "replace",
         ("kubeconfig",),
-        inputs=(InputChange("kubeconfig", "a", "b"),),
+        inputs=(InputChange("kubeconfig", "a", "[unknown]"),),
     )
     assert fates.of("cm") == Fate(
         cm["urn"],
@@ -298,6 +303,29 @@ def test_a_resource_replaced_for_its_provider_is_not_deleted_first_unless_it_say
     )
     assert fates.of("rel") == Fate(release["urn"], RELEASE, "rel", "replace", (PROVIDER,))
     assert fates.of("first") == Fate(first["urn"], RELEASE, "first", "replace", (PROVIDER,), True)
+    # A known kubeconfig that changed replaces only if its active cluster did (provider.go
+    # DiffConfig `!reflect.DeepEqual(oldActiveCluster, activeCluster)`): a guess, so what is
+    # on it may be replaced; the ConfigMap's own data change still replaces it, and with the
+    # provider's Diff reached it goes first (named, keeping its name).
+    fates = classify(base, head, rules)
+    guess = fates.of("k8s")
+    assert (guess.op, guess.replace_because) == ("may-replace", ("kubeconfig",))
+    assert guess.maybe == (
+        (
+            "kubeconfig",
+            "pulumi-kubernetes replaces a provider only when its kubeconfig's active cluster "
+            "changes (provider.go DiffConfig); the plan sees only that it changed",
+        ),
+    )
+    data = fates.of("cm")
+    assert (data.op, data.replace_because, data.delete_before_replace) == (
+        "replace",
+        ("data.k",),
+        True,
+    )
+    for name in ("rel", "first"):
+        fate = fates.of(name)
+        assert (fate.op, fate.maybe) == ("may-replace", ((PROVIDER, "k8s may be replaced"),))
     # the same change under an engine that let the provider's Diff decide: deleted first
     asks = classify(base, head, Rules(**{**rules.__dict__, "provider_change_skips_diff": False}))
     assert asks.of("cm").delete_before_replace is True
@@ -612,11 +640,12 @@ def test_replace_patterns_are_the_options_then_the_providers_then_the_kubeconfig
     step = res("step", COMMAND)
     assert replace_patterns(step, rules.for_type(COMMAND), rules) == ["triggers"]
     k8s = res("k8s", K8S)
-    assert replace_patterns(k8s, rules.for_type(K8S), rules) == ["kubeconfig"]
+    every = ["renderYamlToDirectory", "kubeconfig", "context", "cluster"]  # provider.go
+    assert replace_patterns(k8s, rules.for_type(K8S), rules) == every
     lenient = Rules(**{**rules.__dict__, "kubeconfig_unknown_replaces": False})
-    assert replace_patterns(k8s, lenient.for_type(K8S), lenient) == []
+    assert replace_patterns(k8s, lenient.for_type(K8S), lenient) == ["renderYamlToDirectory"]
     bare = {k: v for k, v in k8s.items() if k != "options"}
-    assert replace_patterns(bare, rules.for_type(K8S), rules) == ["kubeconfig"]
+    assert replace_patterns(bare, rules.for_type(K8S), rules) == every
 
 
 @pytest.mark.parametrize(

@@ -183,8 +183,10 @@ def test_adds_removes_dependencies_and_masked_values() -> None:
     ]
     d = diff_snapshots(base, head)
     ops = {(r.op, r.name) for r in d.resources}
-    # b only lost a dependency: the engine runs nothing for it ("same"), the diff says so
-    assert ops == {("update", "a"), ("same", "b"), ("create", "new"), ("delete", "gone")}
+    # b only lost a dependency: the engine runs nothing for it ("same"), the diff says so;
+    # no provider's rules cover t:m:T, so a's changed inputs cannot be predicted (never a
+    # plain "update": rules.json `unknownTypes`)
+    assert ops == {("may-replace", "a"), ("same", "b"), ("create", "new"), ("delete", "gone")}
     a = next(r for r in d.resources if r.name == "a")
     assert [(c.path, show(c.old), show(c.new)) for c in a.inputs] == [
         ("extra.k[0]", "(none)", "1"),
@@ -193,7 +195,13 @@ def test_adds_removes_dependencies_and_masked_values() -> None:
     ]
     b = next(r for r in d.resources if r.name == "b")
     assert b.inputs == () and b.deps_removed == ("t:m:T::a",)
+    assert a.cannot_predict and a.maybe == ()
     text = render_text(d)
+    assert text.splitlines()[1] == (
+        "!! CANNOT PREDICT 1 resource(s): no replacement rules for t:m:T "
+        "(add them to stacks/offline/replacements/)"
+    )
+    assert " ? t:m:T  a  (may-replace: CANNOT PREDICT: no replacement rules for t:m:T)" in text
     assert "depends on - a" in text
     assert "= t:m:T  b  (dependencies only: no operation)" in text
     assert "[secret]" not in text  # unchanged secrets are not listed at all
@@ -201,6 +209,20 @@ def test_adds_removes_dependencies_and_masked_values() -> None:
     assert "| + create | `new` | `t:m:T` |  |" in markdown
     assert "| - **delete** | `gone` | `t:m:T` |  |" in markdown
     assert "[!CAUTION]" not in markdown  # a deleted t:m:T is listed first, not called out
+    assert (
+        "> [!WARNING]\n> **The plans cannot tell whether 1 resource(s) are replaced (1 cannot "
+        "be predicted at all).**\n>\n> - **may replace** `a` (`t:m:T`) — CANNOT PREDICT: no "
+        "replacement rules for t:m:T\n"
+    ) in markdown
+    assert d.as_json()["changes"][0] == {
+        "urn": "urn:pulumi:s::p::t:m:T::a",
+        "type": "t:m:T",
+        "name": "a",
+        "op": "may-replace",
+        "replaceBecause": [],
+        "deleteBeforeReplace": False,
+        "cannotPredict": True,
+    }
     assert "- no longer depends on `a`" in markdown
     assert ":::added" in markdown and ":::removed" in markdown
     assert "-.->" in markdown  # the dropped edge a -> b, dotted
@@ -314,7 +336,7 @@ def test_a_base_in_the_old_urn_spelling_draws_each_resource_once() -> None:
     base, head = _snap(*spelled("pulumi:pulumi:Stack$")), _snap(*spelled(""))
     head["resources"][2]["inputs"] = {"size": 2}
     d = diff_snapshots(base, head)
-    assert [(r.op, r.name) for r in d.resources] == [("update", "step")]
+    assert [(r.op, r.name) for r in d.resources] == [("may-replace", "step")]  # no rules
     mermaid = render_changed_mermaid(d, base, head)
     assert mermaid.count('["vcn<br/><small>T</small>"]') == 1
     assert "-.->" not in mermaid  # the edge is the same edge, not one dropped and one new

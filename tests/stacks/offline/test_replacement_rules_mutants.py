@@ -275,13 +275,15 @@ def test_a_helm_release_and_the_command_types(rules: Rules) -> None:
 
 
 def test_types_no_rule_names_have_none(rules: Rules) -> None:
-    for token in (
-        "gpu-ci:host:GpuHost",
-        "pulumi:providers:kubernetes",  # its own rule is its kubeconfig (lifecycle)
-        "random:index/randomPassword:RandomPassword",
-    ):
+    """A type no rule covers has empty rules and is not `known`: the lifecycle reads a
+    change of it as `cannot predict`, never as a safe update (rules.json `unknownTypes`)."""
+    for token in ("gpu-ci:host:GpuHost", "random:index/randomUuid:RandomUuid", "aws:s3:Bucket"):
         assert rules.for_type(token) == TypeRules()
         assert rules.for_type(token, {"enableConfigMapMutable": True}) == TypeRules()
+        assert not rules.known(token)
+    for token in ("random:index/randomPassword:RandomPassword", "pulumi:providers:kubernetes"):
+        assert rules.known(token)
+    assert rules.known("kubernetes:example.com/v1:Anything")  # every kind: diff.go
 
 
 def test_the_rules_beside_the_per_type_ones(rules: Rules) -> None:
