@@ -128,6 +128,29 @@ AICR_JSON = Limits(
 on record."""
 
 
+STATE_EXPORT = Limits(
+    kind="stack state export",
+    max_bytes=256 * MIB,
+    max_depth=200,
+    max_values=0,
+    reason=(
+        "`pulumi stack export` of a stack holds each resource's inputs and outputs, about "
+        "twice a plan snapshot (under 400 KiB here); Helm values nest 100 deep under a few "
+        "levels of the deployment's own"
+    ),
+)
+"""`pulumi stack export` output, read by `stacks diff --state` (stacks/offline/state_export.py)."""
+
+HOST_PROBE = Limits(
+    kind="host probe report",
+    max_bytes=1 * MIB,
+    max_depth=8,
+    max_values=0,
+    reason="components/host/scripts/host-probe.sh prints one JSON object of under 2 KiB, 3 deep",
+)
+"""What the drift job's host probe printed (components/host/probe_compare.py)."""
+
+
 def size_text(count: int) -> str:
     """`4 MiB`, `585 KiB`, `120 bytes`: a size as a refusal names it."""
     for unit, size in (("MiB", MIB), ("KiB", KIB)):

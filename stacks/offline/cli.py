@@ -14,6 +14,7 @@ from pathlib import Path
 import pulumi
 
 from core.errors import GpuCiError, write_output
+from stacks.offline import state_dirs
 from stacks.offline.charts import cli as cli_charts
 from stacks.offline.diff import diff_files
 from stacks.offline.diff_dirs import diff_dirs
@@ -31,6 +32,7 @@ USAGE = (
   python -m stacks plan --all [--json-dir DIR]
   python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
   python -m stacks diff BASE_DIR HEAD_DIR [--markdown] [--json FILE]
+  python -m stacks diff --state EXPORT.json HEAD.json (or EXPORT_DIR HEAD_DIR)
 """
     + cli_charts.USAGE
 )
@@ -101,6 +103,12 @@ def _parser() -> argparse.ArgumentParser:
         '"deleteBeforeReplace"}]} (unchanged resources left out); for two dirs, '
         '{"stacks": {STACK: that}, "errors": {STACK: reason}}',
     )
+    diff.add_argument(
+        "--state",
+        action="store_true",
+        help="BASE is a `pulumi stack export` file (or a dir of STACK.json exports): what "
+        "`pulumi up` of HEAD does to the deployed stack (docs/day-2.md)",
+    )
     cli_charts.add_parser(sub)
     return parser
 
@@ -121,6 +129,8 @@ def _check_charts(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    if args.state:
+        return state_dirs.run(args.base, args.head, markdown=args.markdown, json_out=args.json)
     if args.base.is_dir() or args.head.is_dir():
         code, text = diff_dirs(args.base, args.head, markdown=args.markdown, json_out=args.json)
         sys.stdout.write(text)
