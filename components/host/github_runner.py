@@ -6,6 +6,8 @@ Two steps after the host's last bootstrap step:
   no log and no plain-text state. Destroy removes the file.
 - `github-runner` installs the pinned runner and its systemd service, which mints a fresh
   just-in-time config from the App before every job. Destroy stops and deregisters it.
+  Its script carries `JOB_ROOT` (`gpu-ci:runner.jobRoot`), so a plan diff shows a change of
+  what jobs get; with root on, every plan warns that jobs can read the App key.
 
 Their `triggers` are the machine's identity only: nothing but a new machine replaces
 them (a replacement would deregister the runner, mid-job). A host pin bump does not touch
@@ -40,6 +42,11 @@ from components.host.step_command import step_command
 def runner_steps(runner: GithubRunnerParams, key: GithubAppKeyParams) -> list[PlannedStep]:
     """The key and runner steps. Not chained to the host's steps: a host pin bump must not
     re-run (let alone replace) what holds the registration."""
+    if (runner.key_file, runner.key_owner) != (key.key_file, key.key_owner):
+        raise ValueError(
+            f"the runner reads the App key as {runner.key_owner}:{runner.key_file}, but the "
+            f"key step writes it as {key.key_owner}:{key.key_file}"
+        )
     key_script = render_script(Step.GITHUB_APP_KEY, key)
     runner_script = render_script(Step.GITHUB_RUNNER, runner)
     return [
@@ -82,6 +89,14 @@ class GithubRunner(pulumi.ComponentResource):
         self, name: str, args: GithubRunnerArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpu-ci:host:GithubRunner", name, None, opts)
+        if args.runner.job_root:
+            # Shown by every preview and offline plan (the runner step's script says
+            # JOB_ROOT=true too): a reviewer sees what the stack grants its jobs.
+            pulumi.log.warn(
+                f"gpu-ci:runner.jobRoot: jobs on {args.runner.runner_name} get root (sudo and "
+                f"the docker group) and can read the GitHub App key {args.key.key_file} "
+                "(allowed by allowJobsToReadAppKey: private repositories only)"
+            )
         key_step, runner_step = runner_steps(args.runner, args.key)
         key_file = shlex.quote(args.key.key_file)
         app_key = step_command(
@@ -126,5 +141,6 @@ class GithubRunner(pulumi.ComponentResource):
                 "group": args.runner.runner_group,
                 "githubUrl": args.runner.github_url,
                 "ephemeral": args.runner.ephemeral,
+                "jobRoot": args.runner.job_root,
             }
         )

@@ -3,6 +3,12 @@
 The runner authenticates as a GitHub App: the host mints a short-lived installation
 token and a just-in-time runner config before every job, so no registration token ever
 passes through config, state or logs. Only the App's private key travels, as a secret.
+
+That key outlives every job and sits on the host, root-only. So root for jobs is opt-in
+(`jobRoot`: sudo and the docker group, which is root too), and with it the stack is
+refused unless `allowJobsToReadAppKey` says, for private repositories, that every job may
+take the key; a persistent runner's own credential is readable by its jobs, so
+`ephemeral: false` needs `allowJobsToReadRunnerCredential` (docs/security.md#threat-model).
 """
 
 from __future__ import annotations
@@ -59,9 +65,31 @@ class RunnerConfig(ConfigModel):
         "Default",
         min_length=1,
         max_length=100,
-        description="the runner group (organizations and enterprises; repositories: `Default`)",
+        description="the runner group (organizations and enterprises; repositories: "
+        "`Default`); give it only the repositories that use it (docs/security.md#threat-model)",
     )
     ephemeral: bool = Field(True, description="one job per runner, then a fresh one")
+    jobRoot: bool = Field(
+        False,
+        description="`true`: jobs get root on the host: passwordless sudo and the docker "
+        "group (as root as sudo), which the gpu-cluster action needs; then they can read the "
+        "App key too, so it needs `allowJobsToReadAppKey`. `false`: neither (an earlier grant "
+        "is taken back), no setuid, a private /tmp",
+    )
+    allowJobsToReadAppKey: bool = Field(
+        False,
+        validate_default=True,
+        description="`true` with `jobRoot`: accept that any job can take the App key from "
+        "the host and act as the App until the key is revoked. Only where every job is "
+        "trusted (private repositories); public ones: ARC's `vm-launcher` kind",
+    )
+    allowJobsToReadRunnerCredential: bool = Field(
+        False,
+        validate_default=True,
+        description="`true` with `ephemeral: false`: accept that any job can copy the "
+        "persistent runner's own credential and take its later jobs (private repositories "
+        "only)",
+    )
     githubApp: GithubAppConfig = Field(
         description="the GitHub App the hosts mint just-in-time runner configs with"
     )
@@ -96,6 +124,48 @@ class RunnerConfig(ConfigModel):
                 "https://github.com/ORG for an organization"
             )
         return url
+
+    @field_validator("allowJobsToReadAppKey")
+    @classmethod
+    def _app_key_reachable(cls, allow: bool, info: ValidationInfo) -> bool:
+        """Root on a host that holds the App key lets every job take it: refused unless
+        acknowledged (GitHub: self-hosted runners for private repositories only)."""
+        root = info.data.get("jobRoot")
+        if root and not allow:
+            raise ValueError(
+                "required with jobRoot: true, which gives every job root on the host (sudo "
+                "and the docker group), and root reads the GitHub App key there, which "
+                "registers and removes runners until it is revoked. For jobs that need root "
+                "use ARC's vm-launcher kind (gpu-ci:arc.scaleSets[].kind: vm-launcher: a fresh "
+                "VM per job, the key off it), else jobRoot: false; only where every job is "
+                "trusted (private repositories) set allowJobsToReadAppKey: true"
+            )
+        if allow and root is False:
+            raise ValueError(
+                "true, but jobRoot is false: no job can read the App key; remove "
+                "allowJobsToReadAppKey"
+            )
+        return allow
+
+    @field_validator("allowJobsToReadRunnerCredential")
+    @classmethod
+    def _runner_credential_reachable(cls, allow: bool, info: ValidationInfo) -> bool:
+        """A persistent runner's jobs run as the user holding its credential."""
+        ephemeral = info.data.get("ephemeral")
+        if ephemeral is False and not allow:
+            raise ValueError(
+                "required with ephemeral: false, which keeps one runner registered for good "
+                "while its jobs run as the user holding its credential (.credentials_rsaparams): "
+                "any job can copy it and take later jobs, their secrets included. Use "
+                "ephemeral: true (the default); only where every job is trusted (private "
+                "repositories) set allowJobsToReadRunnerCredential: true"
+            )
+        if allow and ephemeral:
+            raise ValueError(
+                "true, but the runner is ephemeral (its credential ends with its one job); "
+                "remove allowJobsToReadRunnerCredential"
+            )
+        return allow
 
     @property
     def scope(self) -> RunnerScope:

@@ -151,6 +151,11 @@ class GithubAppParams(RootedParams):
     key_file: str = Field(
         GithubAppKeyParams.model_fields["key_file"].default, pattern=ABS_PATH_PATTERN
     )
+    key_owner: str = Field(
+        GithubAppKeyParams.model_fields["key_owner"].default,
+        pattern=USER_PATTERN,
+        description="who alone may read key_file (mode 0600): the minting service's user",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -186,7 +191,13 @@ class GithubRunnerParams(GithubAppParams):
     ephemeral: bool = True
     runner_user: str = Field("gpu-ci-runner", pattern=USER_PATTERN)
     runner_home: str = Field("/opt/gpu-ci-runner", pattern=PLAIN_PATH_PATTERN)
-    runner_sudo: bool = Field(True, description="passwordless sudo: jobs restart docker, nvkind")
+    job_root: bool = Field(
+        False,
+        description=(
+            "jobs get root: passwordless sudo AND the docker group (root-equivalent). Off: "
+            "neither, and the unit adds NoNewPrivileges and a private /tmp"
+        ),
+    )
     service_name: str = Field("gpu-ci-runner", pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
     statedir: str = Field("/var/lib/gpu-ci/runner", pattern=PLAIN_PATH_PATTERN)
     env_file: str = Field("/etc/gpu-ci/github-runner.env", pattern=PLAIN_PATH_PATTERN)
@@ -226,6 +237,11 @@ class GithubRunnerParams(GithubAppParams):
             raise ValueError(
                 f"runner_group {self.runner_group!r}: repository runners can only join the "
                 "Default group (runner groups belong to organizations and enterprises)"
+            )
+        if self.runner_user in ("root", self.key_owner):
+            raise ValueError(
+                f"runner_user {self.runner_user!r} may read the App key {self.key_file} "
+                f"(owned by {self.key_owner!r}): jobs must run as a user of their own"
             )
         if self.runner_version not in self.runner_url:
             raise ValueError("runner_url does not name runner_version")

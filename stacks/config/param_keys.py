@@ -42,6 +42,7 @@ RUNNER_KEYS = ParamKeys(
         "runner_labels": f"{NAMESPACE}:runner.labels",
         "runner_group": f"{NAMESPACE}:runner.group",
         "ephemeral": f"{NAMESPACE}:runner.ephemeral",
+        "job_root": f"{NAMESPACE}:runner.jobRoot",
     },
 )
 CLUSTER_KEYS = ParamKeys(

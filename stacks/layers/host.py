@@ -160,6 +160,7 @@ def _runner_params(
         runner_labels=tuple(labels),
         runner_group=runner.group,
         ephemeral=runner.ephemeral,
+        job_root=runner.jobRoot,
     )
     runner_steps(params, GithubAppKeyParams())  # both scripts render
     render_script(Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams.for_runner(params))

@@ -4,7 +4,9 @@
 # next). Parameters come from ENV_FILE (written by the step, mode 0644, no secrets).
 #
 # Usage: github-runner-loop.sh MODE ENV_FILE
-#   prepare     ExecStartPre=+ (root): mint a GitHub App JWT from KEY_FILE, exchange it
+#   prepare     ExecStartPre=+ (root): for an ephemeral runner, delete RUNNER_DIR/_work
+#               (what the last job left: tool cache, cached actions, checkouts), then
+#               mint a GitHub App JWT from KEY_FILE, exchange it
 #               for an installation token, then either generate a just-in-time runner
 #               config (ephemeral; the runner id goes to STATEDIR/current-runner-id) or,
 #               for a persistent runner not configured yet, a registration token. The
@@ -315,6 +317,9 @@ case "$MODE" in
     make_workdir
     rm -f "$JIT_HANDOFF" "$TOKEN_HANDOFF"
     if [ "$EPHEMERAL" = true ]; then
+      # No process of the last job is left (KillMode=mixed): its files go too, so a
+      # poisoned tool cache or action cache never runs in the next job.
+      rm -rf "$R$RUNNER_DIR/_work"
       prepare_ephemeral
     else
       prepare_persistent

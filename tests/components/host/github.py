@@ -76,6 +76,7 @@ def runner_tarball(version: str = PINS.runner.version) -> bytes:
 def put_key(sandbox: Sandbox, key_file: str = "/etc/gpu-ci/github-app/private-key.pem") -> None:
     path = sandbox.root / key_file.lstrip("/")
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.chmod(0o700)
     path.write_text(APP_KEY)
     path.chmod(0o600)
 
@@ -95,6 +96,7 @@ def ready(sandbox: Sandbox, **overrides: Any) -> GithubRunnerParams:
         "runner_group": "GPUs",
         "root": str(sandbox.root),
         "retry_base_seconds": 0,
+        "key_owner": OWNER,
         **overrides,
     }
     params = GithubRunnerParams.from_pins(**values)

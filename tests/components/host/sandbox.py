@@ -32,6 +32,7 @@ STUBBED = (
     "dpkg",
     "dpkg-query",
     "getent",
+    "gpasswd",
     "gpg",
     "id",
     "kind",

@@ -157,6 +157,14 @@ case "$name" in
     members="$(cat "$state/group-docker")"
     printf '%s' "${members:+$members,}$user" >"$state/group-docker"
     ;;
+  gpasswd)
+    # `gpasswd -d USER docker`: USER leaves group docker.
+    [ "$1" = -d ] && [ "$3" = docker ] || exit 2
+    members=",$(cat "$state/group-docker"),"
+    members="${members/,$2,/,}"
+    members="${members#,}"
+    printf '%s' "${members%,}" >"$state/group-docker"
+    ;;
   sysctl)
     if [ "$1" = -n ]; then
       cat "$state/sysctl-$2"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from components.pins import PINS
+
 from .github import (
     API,
     APP_ID,
@@ -428,3 +430,29 @@ def test_jwt_signature_verifies_with_real_openssl(sandbox: Sandbox, tmp_path: Pa
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "Verified OK" in verify.stdout
+
+
+def test_prepare_deletes_what_the_last_job_left_in_work(sandbox: Sandbox) -> None:
+    """An ephemeral runner's next job gets no tool cache, cached action or checkout of the
+    last one: a job cannot plant code that the next job (and its secrets) would run."""
+    install(sandbox)
+    serve_github(sandbox, groups=((7, "GPUs"),))
+    work = sandbox.root / "opt/gpu-ci-runner" / PINS.runner.version / "_work"
+    planted = work / "_actions/actions/checkout/v4"
+    planted.mkdir(parents=True)
+    (planted / ".completed").write_text("")
+    (work / "_tool").mkdir()
+    run = run_loop(sandbox, "prepare")
+    assert run.returncode == 0, run.stderr
+    assert not work.exists()
+    assert (work.parent / "run.sh").is_file()  # the runner itself stays
+
+
+def test_persistent_runner_keeps_its_work_folder(sandbox: Sandbox) -> None:
+    install(sandbox, ephemeral=False)
+    serve_github(sandbox, groups=((7, "GPUs"),))
+    work = sandbox.root / "opt/gpu-ci-runner" / PINS.runner.version / "_work"
+    work.mkdir()
+    run = run_loop(sandbox, "prepare")
+    assert run.returncode == 0, run.stderr
+    assert work.is_dir()

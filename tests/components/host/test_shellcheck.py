@@ -74,7 +74,7 @@ VARIANTS: list[tuple[Step, StepParams]] = [
     (Step.GITHUB_RUNNER, GithubRunnerParams.from_pins(**GITHUB)),
     (
         Step.GITHUB_RUNNER,
-        GithubRunnerParams.from_pins(arch="arm64", ephemeral=False, runner_sudo=False, **GITHUB),
+        GithubRunnerParams.from_pins(arch="arm64", ephemeral=False, job_root=True, **GITHUB),
     ),
     (Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams()),
     (Step.GITHUB_RUNNER_REMOVE, GithubRunnerRemoveParams(purge=False)),

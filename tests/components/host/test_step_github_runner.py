@@ -10,7 +10,7 @@ from components.host.runner_params import GithubRunnerParams
 from components.host.step import Step
 from components.pins import PINS
 
-from .github import LOOP, assert_no_secret, ready, runner_tarball
+from .github import LOOP, OWNER, assert_no_secret, ready, runner_tarball
 from .sandbox import Run, Sandbox
 
 APT = "apt-get -y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold"
@@ -18,6 +18,17 @@ QUERY = "dpkg-query -W -f=${Status}\\t${Version}"
 ENV_FILE = "etc/gpu-ci/github-runner.env"
 UNIT = "etc/systemd/system/gpu-ci-runner.service"
 KEY = "etc/gpu-ci/github-app/private-key.pem"
+HOME_LINES = [
+    "# A home new per start (the RuntimeDirectory, removed at stop): nothing a job leaves in",
+    "# it reaches the next job.",
+    "Environment=HOME=/run/gpu-ci-runner",
+]
+KILL_LINES = [
+    "# mixed: SIGTERM to run.sh alone (it stops the job gracefully), then SIGKILL to every",
+    "# process left in the unit's cgroup: no process of a job outlives it to read the next",
+    "# job's just-in-time config (systemd.kill(5), KillMode=).",
+    "KillMode=mixed",
+]
 
 
 def host(sandbox: Sandbox, path: str) -> Path:
@@ -53,13 +64,12 @@ def test_fresh_host_installs_and_starts_the_runner(sandbox: Sandbox) -> None:
         "id -u gpu-ci-runner",
         "useradd --system --user-group --no-create-home --home-dir /opt/gpu-ci-runner "
         "--shell /bin/bash gpu-ci-runner",
-        "getent group docker",
-        "usermod -aG docker gpu-ci-runner",
-        "chown gpu-ci-runner: $ROOT/opt/gpu-ci-runner",
+        "getent group docker",  # jobRoot is off: no usermod, no sudoers rule
         "curl -fsSL --proto =https --connect-timeout 20 -o $WORK/runner.tar.gz "
         + params.runner_url,
-        "chown -R gpu-ci-runner: $ROOT/opt/gpu-ci-runner/2.337.0.gpu-ci-new",
-        "visudo -cqf $WORK/sudoers",
+        "chown -R root:root $ROOT/opt/gpu-ci-runner/2.337.0.gpu-ci-new",
+        "chown root:gpu-ci-runner $ROOT/opt/gpu-ci-runner/2.337.0.gpu-ci-new",
+        "chown root:root $ROOT/opt/gpu-ci-runner",
         "systemctl daemon-reload",
         "systemctl is-enabled --quiet gpu-ci-runner",
         "systemctl enable gpu-ci-runner",
@@ -70,12 +80,15 @@ def test_fresh_host_installs_and_starts_the_runner(sandbox: Sandbox) -> None:
         "actions-runner-linux-x64-2.337.0.tar.gz"
     )
     assert (runner_dir(sandbox) / "run.sh").stat().st_mode & 0o777 == 0o755
+    # Sticky and group-writable: the runner adds its files, no job replaces root's.
+    assert runner_dir(sandbox).stat().st_mode & 0o7777 == 0o1775
+    assert (sandbox.root / "opt/gpu-ci-runner").stat().st_mode & 0o7777 == 0o755
     assert (runner_dir(sandbox) / "config.sh").is_file()
     assert not (sandbox.root / "opt/gpu-ci-runner/2.337.0.gpu-ci-new").exists()
     assert host(sandbox, "var/lib/gpu-ci/runner/runner-2.337.0.sha256").read_text() == (
-        params.runner_sha256 + "\n"
+        params.runner_sha256 + " root-owned\n"
     )
-    assert sandbox.read("group-docker") == "ubuntu,gpu-ci-runner"
+    assert sandbox.read("group-docker") == "ubuntu"  # not in the docker group
     assert sandbox.exists("user-gpu-ci-runner")
 
     env = host(sandbox, ENV_FILE)
@@ -119,16 +132,18 @@ def test_fresh_host_installs_and_starts_the_runner(sandbox: Sandbox) -> None:
         "# run.sh passes SIGTERM on to the listener (and so to a running job) only with this set;",
         "# without it a stop or restart would kill the wrapper and orphan the runner.",
         "Environment=RUNNER_MANUALLY_TRAP_SIG=1",
+        *HOME_LINES,
+        "# No root for jobs: no setuid (sudo, su, crontab, at), a /tmp of their own.",
+        "NoNewPrivileges=yes",
+        "PrivateTmp=yes",
         "Restart=always",
         "RestartSec=10",
-        "KillMode=process",
+        *KILL_LINES,
         "KillSignal=SIGTERM",
         "TimeoutStopSec=5min",
     ]
     assert "WantedBy=multi-user.target" in unit
-    sudoers = host(sandbox, "etc/sudoers.d/gpu-ci-runner")
-    assert sudoers.read_text() == "gpu-ci-runner ALL=(ALL) NOPASSWD:ALL\n"
-    assert sudoers.stat().st_mode & 0o777 == 0o440
+    assert not host(sandbox, "etc/sudoers.d/gpu-ci-runner").exists()
 
     result = run.result()
     assert result.changed is True
@@ -138,6 +153,7 @@ def test_fresh_host_installs_and_starts_the_runner(sandbox: Sandbox) -> None:
         "runnerVersion": "2.337.0",
         "ephemeral": True,
         "service": "gpu-ci-runner",
+        "jobRoot": False,
     }
     # The step mints nothing: no API call, and no secret anywhere but the key file.
     assert sandbox.api_requests() == []
@@ -155,7 +171,6 @@ def test_second_run_changes_nothing(sandbox: Sandbox) -> None:
         f"{QUERY} curl",
         "id -u gpu-ci-runner",
         "getent group docker",
-        "visudo -cqf $WORK/sudoers",
         "systemctl is-enabled --quiet gpu-ci-runner",
     ]
     assert run.result().changed is False
@@ -317,19 +332,54 @@ def test_persistent_runner_unit(sandbox: Sandbox) -> None:
     assert extra["ephemeral"] is False
 
 
-def test_sudo_off_removes_the_sudoers_rule(sandbox: Sandbox) -> None:
-    params = ready(sandbox)
-    sandbox.run(Step.GITHUB_RUNNER, params)
-    run = sandbox.run(Step.GITHUB_RUNNER, params.model_copy(update={"runner_sudo": False}))
+def test_job_root_grants_sudo_and_the_docker_group(sandbox: Sandbox) -> None:
+    params = ready(sandbox, job_root=True)
+    run = sandbox.run(Step.GITHUB_RUNNER, params)
     assert run.returncode == 0, run.stderr
+    calls = without_tmp(run, sandbox)
+    assert calls[5:7] == ["getent group docker", "usermod -aG docker gpu-ci-runner"]
+    assert "visudo -cqf $WORK/sudoers" in calls
+    assert sandbox.read("group-docker") == "ubuntu,gpu-ci-runner"
+    sudoers = host(sandbox, "etc/sudoers.d/gpu-ci-runner")
+    assert sudoers.read_text() == "gpu-ci-runner ALL=(ALL) NOPASSWD:ALL\n"
+    assert sudoers.stat().st_mode & 0o777 == 0o440
+    unit = host(sandbox, UNIT).read_text()
+    assert "(ephemeral: one job per start, jobs get root)" in unit
+    assert "# jobRoot: jobs get root (sudo and the docker group); no confinement here.\n" in unit
+    assert "NoNewPrivileges" not in unit and "PrivateTmp" not in unit  # sudo is setuid
+    assert "KillMode=mixed\n" in unit
+    extra = run.result().model_extra
+    assert extra is not None and extra["jobRoot"] is True
+    again = sandbox.run(Step.GITHUB_RUNNER, params)
+    assert again.result().changed is False
+    assert "usermod" not in again.commands()
+
+
+def test_job_root_off_takes_back_sudo_and_the_docker_group(sandbox: Sandbox) -> None:
+    params = ready(sandbox, job_root=True)
+    sandbox.run(Step.GITHUB_RUNNER, params)
+    run = sandbox.run(Step.GITHUB_RUNNER, params.model_copy(update={"job_root": False}))
+    assert run.returncode == 0, run.stderr
+    assert without_tmp(run, sandbox) == [
+        f"{QUERY} jq",
+        f"{QUERY} openssl",
+        f"{QUERY} curl",
+        "id -u gpu-ci-runner",
+        "getent group docker",
+        "gpasswd -d gpu-ci-runner docker",
+        "systemctl daemon-reload",  # the unit gains NoNewPrivileges and PrivateTmp
+        "systemctl is-enabled --quiet gpu-ci-runner",
+        "systemctl restart gpu-ci-runner",  # group membership applies per start
+    ]
+    assert sandbox.read("group-docker") == "ubuntu"
     assert not host(sandbox, "etc/sudoers.d/gpu-ci-runner").exists()
-    assert "visudo" not in run.commands()
-    assert "systemctl restart gpu-ci-runner" not in run.calls  # sudo is read per use
+    assert "removed gpu-ci-runner from group docker (jobRoot is off)" in run.stderr
+    assert "NoNewPrivileges=yes\nPrivateTmp=yes\n" in host(sandbox, UNIT).read_text()
     assert run.result().changed is True
 
 
 def test_invalid_sudoers_rule_fails(sandbox: Sandbox) -> None:
-    params = ready(sandbox)
+    params = ready(sandbox, job_root=True)
     sandbox.put("visudo-fail")
     run = sandbox.run(Step.GITHUB_RUNNER, params)
     assert run.returncode != 0
@@ -337,6 +387,50 @@ def test_invalid_sudoers_rule_fails(sandbox: Sandbox) -> None:
         run.stderr
     )
     assert not host(sandbox, "etc/sudoers.d/gpu-ci-runner").exists()
+
+
+def test_app_key_readable_by_others_is_refused(sandbox: Sandbox) -> None:
+    params = ready(sandbox)
+    host(sandbox, KEY).chmod(0o640)
+    run = sandbox.run(Step.GITHUB_RUNNER, params)
+    assert run.returncode != 0
+    assert run.stderr.strip() == (
+        "gpu-ci step github-runner: the GitHub App key /etc/gpu-ci/github-app/private-key.pem "
+        f"is 640 {OWNER} in a directory 700 {OWNER}, not 600 and 700 owned by {OWNER}: run the "
+        "github-app-key step again"
+    )
+    assert run.calls == []
+
+
+def test_app_key_directory_open_to_others_is_refused(sandbox: Sandbox) -> None:
+    params = ready(sandbox)
+    host(sandbox, KEY).parent.chmod(0o755)
+    run = sandbox.run(Step.GITHUB_RUNNER, params)
+    assert run.returncode != 0
+    assert f"in a directory 755 {OWNER}, not 600 and 700" in run.stderr
+    assert run.calls == []
+
+
+def test_app_key_of_another_owner_is_refused(sandbox: Sandbox) -> None:
+    params = ready(sandbox, key_owner="gpu-ci-minter")
+    run = sandbox.run(Step.GITHUB_RUNNER, params)
+    assert run.returncode != 0
+    assert f"is 600 {OWNER} in a directory 700 {OWNER}, not 600 and 700 owned by " in run.stderr
+    assert run.calls == []
+
+
+def test_runner_extracted_by_an_older_step_is_made_root_owned(sandbox: Sandbox) -> None:
+    """A host set up before the runner's files were root-owned (its stamp: the digest
+    alone, the runner user owning RUNNER_HOME) gets the runner extracted again."""
+    params = ready(sandbox)
+    sandbox.run(Step.GITHUB_RUNNER, params)
+    stamp = host(sandbox, "var/lib/gpu-ci/runner/runner-2.337.0.sha256")
+    stamp.write_text(params.runner_sha256 + "\n")
+    run = sandbox.run(Step.GITHUB_RUNNER, params)
+    assert run.returncode == 0, run.stderr
+    assert "chown root:root $ROOT/opt/gpu-ci-runner" in without_tmp(run, sandbox)
+    assert stamp.read_text() == params.runner_sha256 + " root-owned\n"
+    assert run.calls[-1] == "systemctl restart gpu-ci-runner"
 
 
 def test_repository_scope(sandbox: Sandbox) -> None:
