@@ -9,7 +9,8 @@
   `values.yaml` (`values_yaml`, `values_comments`) or `values.schema.json`
   (`values_schema`) along Helm's values paths (`values_paths`).
 - `runtime_patch`: the Kubeflow Trainer runtimeClassName + /dev/shm hotfix as SSA patches.
-- `check_plan`, `check_jobs`, `deployment_checks`: the checks after deploying, as Jobs, one
+- `check_plan`, `check_jobs`, `check_starts`, `deployment_checks`: the checks after
+  deploying, as Jobs (the Chainsaw ones after a short Job proving their pod starts), one
   model (`health_model`) for a GPU pod (nvidia-smi) and Chainsaw Tests: each component's
   health check (`health_checks`, validated by `chainsaw_schema` against Chainsaw's schema in
   `chainsaw/`) and AICR's validators that apply (`health_validators`, built with

@@ -78,8 +78,8 @@ def _block(holder: Mapping[str, Any], block: str, step: str, at: str) -> Iterato
 
 
 def budget_s(test: Mapping[str, Any]) -> int | None:
-    """The longest assert/error timeout the Test sets (spec, step or operation), in seconds;
-    None when it sets none (Chainsaw's own defaults then apply)."""
+    """The longest assert/error timeout the Test sets (spec, step or operation), in seconds,
+    the default wait the check gives its other operations; None when it sets none."""
     found: list[float] = []
     spec = test.get("spec") or {}
     for timeouts in [spec.get("timeouts")] + [s.get("timeouts") for s in spec.get("steps") or []]:
@@ -97,15 +97,19 @@ def step(name: str, *ops: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     return {"name": name, "try": [{kind: {"resource": resource}} for kind, resource in ops]}
 
 
-def render_test(name: str, timeout_s: int, steps: list[dict[str, Any]]) -> str:
+def test_doc(name: str, timeout_s: int, steps: list[dict[str, Any]]) -> dict[str, Any]:
     """A Test named `name` whose asserts and errors each wait up to `timeout_s`."""
     budget = go_duration(timeout_s)
-    doc = {
+    return {
         "apiVersion": API_VERSION,
         "kind": "Test",
         "metadata": {"name": name},
         "spec": {"timeouts": {"assert": budget, "error": budget}, "steps": steps},
     }
+
+
+def render_test(doc: dict[str, Any]) -> str:
+    """The Test `doc` as the YAML its ConfigMap holds."""
     return yaml_text.dump(doc, sort_keys=False)
 
 

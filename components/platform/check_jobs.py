@@ -5,8 +5,11 @@ container uses `terminationMessagePolicy: FallbackToLogsOnError`, so its log tai
 the termination message, which pulumi-kubernetes' Job/Pod await prints with the error
 (pulumi/cloud-ready-checks `pkg/kubernetes/pod/check.go`, containerTerminatedError): a
 failed check names its Job (`<component>-checks-<check>`) and, for Chainsaw, the Test, the
-step and the field that did not match, from `chainsaw test --quiet` (errors and the
-summary only). The check's digest is in the pod template (`DIGEST_ANNOTATION`), and the
+step and the field that did not match: `chainsaw_script.py` runs `chainsaw test`, fails
+unless exactly the expected Test ran and passed, and stops a run that outlives the Test's
+worst case naming the step it was in, before the Job's deadline (`activeDeadlineSeconds`:
+the worst case plus `MARGIN_S`, `health_model.py`). The check's digest is in the pod
+template (`DIGEST_ANNOTATION`), and the
 Job is replaced when the template changes (pulumi-kubernetes replaces a Job on any
 `.spec.template` change: shared/upstream/replacements/kubernetes-forcenew.json, batch/v1
 Job), so a check re-runs exactly when its digest does. Images: `CHECK_PINS`.
@@ -21,8 +24,9 @@ from typing import Any
 
 from components.base import MANAGED_LABELS
 from components.pins import CHECK_PINS
+from components.platform.chainsaw_script import chainsaw_script, report_args
 from components.platform.chainsaw_tests import go_duration
-from components.platform.check_plan import GPU_RESOURCE, RUNTIME_CLASS, CheckPlan
+from components.platform.check_plan import GPU_RESOURCE, CheckPlan
 from components.platform.health_model import CHECKS_NAMESPACE, ClusterCheck
 from components.platform.runtime_patch import SHM_PATH, SHM_VOLUME
 
@@ -71,23 +75,32 @@ def config_map(check: ClusterCheck, namespace: str) -> dict[str, Any]:
 def chainsaw_args(check: ClusterCheck, namespace: str) -> list[str]:
     """`chainsaw test` (kyverno/chainsaw v0.2.15 `pkg/commands/test/command.go`) on the one
     mounted Test, in the existing checks namespace (only `get` on it; without `--namespace`
-    Chainsaw would create and delete one per test), errors and the summary only."""
-    budget = go_duration(check.chainsaw_budget_s)
+    Chainsaw would create and delete one per test), every operation logged as it starts (no
+    `--quiet`), and its JSON report for `chainsaw_script.py` to read."""
+    wait = go_duration(check.wait_s)
     return [
         "test",
         "--test-dir",
         TEST_DIR,
         "--namespace",
         namespace,
-        f"--assert-timeout={budget}",
-        f"--error-timeout={budget}",
-        "--quiet",
+        f"--assert-timeout={wait}",
+        f"--error-timeout={wait}",
         "--no-color",
+        *report_args(),
     ]
 
 
+def chainsaw_command(check: ClusterCheck, namespace: str) -> list[str]:
+    """The check container's command: `chainsaw_script.py` around `chainsaw_args`."""
+    script = chainsaw_script(
+        check.name, check.test_name, chainsaw_args(check, namespace), check.watchdog_s
+    )
+    return ["/bin/sh", "-c", script]
+
+
 def chainsaw_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
-    """Chainsaw (the image's entrypoint) as a non-root, read-only container."""
+    """Chainsaw, under `chainsaw_script.py`'s shell, as a non-root, read-only container."""
     return {
         "serviceAccountName": CHECKS_ACCOUNT,
         "securityContext": {
@@ -99,7 +112,7 @@ def chainsaw_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
             {
                 "name": "chainsaw",
                 "image": CHECK_PINS.chainsaw_image,
-                "args": chainsaw_args(check, namespace),
+                "command": chainsaw_command(check, namespace),
                 "env": [{"name": "HOME", "value": "/tmp"}],
                 "volumeMounts": [
                     # subPath: one plain file (a whole ConfigMap volume also holds `..data`
@@ -119,12 +132,14 @@ def chainsaw_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
 
 
 def gpu_pod(check: ClusterCheck, namespace: str) -> dict[str, Any]:
-    """`check.command` in `check.image` with `check.gpus` GPUs under RuntimeClass `nvidia`;
-    with several, a memory-backed /dev/shm, as the Trainer runtimes get (NCCL's transport
-    between the processes of one pod: a container's default is 64 MiB)."""
+    """`check.command` in `check.image` with `check.gpus` GPUs, under `check.runtime_class`
+    if it names one (`check_plan.GPU_RUNTIME_CLASS`); with several GPUs, a memory-backed
+    /dev/shm, as the Trainer runtimes get (NCCL's transport between the processes of one
+    pod: a container's default is 64 MiB)."""
     shm = check.gpus > 1
+    runtime = {"runtimeClassName": check.runtime_class} if check.runtime_class else {}
     return {
-        "runtimeClassName": RUNTIME_CLASS,
+        **runtime,
         "automountServiceAccountToken": False,
         "tolerations": [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}],
         "containers": [
@@ -150,24 +165,30 @@ POD_BUILDERS: dict[str, Callable[[ClusterCheck, str], dict[str, Any]]] = {
 
 def check_job(check: ClusterCheck, namespace: str) -> dict[str, Any]:
     """The Job of `check`; its pod template carries the check's digest."""
+    pod = POD_BUILDERS[check.kind](check, namespace)
+    return job_manifest(check.name, namespace, check.timeout_s, check.digest, pod)
+
+
+def job_manifest(
+    name: str, namespace: str, deadline_s: int, digest: str, pod: dict[str, Any]
+) -> dict[str, Any]:
+    """A Job labelled `name` running `pod` once, within `deadline_s`; its pod template
+    carries `digest`, so the Job is replaced (and runs again) exactly when it changes."""
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {
             "namespace": namespace,
-            "labels": _labels(check.name),
+            "labels": _labels(name),
             # A Job that failed is replaced on the next update instead of awaited again.
             "annotations": {"pulumi.com/replaceUnready": "true"},
         },
         "spec": {
             "backoffLimit": 0,
-            "activeDeadlineSeconds": check.timeout_s,
+            "activeDeadlineSeconds": deadline_s,
             "template": {
-                "metadata": {
-                    "labels": _labels(check.name),
-                    "annotations": {DIGEST_ANNOTATION: check.digest},
-                },
-                "spec": {"restartPolicy": "Never", **POD_BUILDERS[check.kind](check, namespace)},
+                "metadata": {"labels": _labels(name), "annotations": {DIGEST_ANNOTATION: digest}},
+                "spec": {"restartPolicy": "Never", **pod},
             },
         },
     }

@@ -23,8 +23,9 @@ from components.pins import CHECK_PINS
 from components.platform.gpu_checks import GpuExpectation, gpu_checks
 from components.platform.health_checks import health_tests
 from components.platform.health_model import (
-    DEFAULT_TIMEOUT_S,
+    DEFAULT_WAIT_S,
     MARGIN_S,
+    STARTUP_S,
     ClusterCheck,
     Read,
     chainsaw_check,
@@ -41,6 +42,25 @@ if TYPE_CHECKING:
 SMOKE_CHECK = "check-nvidia-smi"
 RUNTIME_CLASS = "nvidia"
 GPU_RESOURCE = "nvidia.com/gpu"
+SMOKE_RUN_S = 60
+"""Each `nvidia-smi` call's bound in the smoke check (it answers in seconds)."""
+GPU_RUNTIME_CLASS = {"kind": RUNTIME_CLASS, "oke": ""}
+"""The RuntimeClass a GPU check pod gets per service: the one the service's GPU workloads
+run under, which the check must prove.
+- kind: `nvidia`. nvkind configures the `nvidia` handler in each GPU worker's containerd
+  and applies RuntimeClass `nvidia` (NVIDIA/nvkind, FIELD-NOTES); the workers' default
+  runtime gives no GPU, and the Trainer runtimes are patched to it (`runtimeClassPatch`).
+- oke: none. OKE's GPU images come with the driver and the container toolkit (AICR
+  `components/gpu-operator/values-oke.yaml`: "OKE pre-installs NVIDIA drivers and container
+  toolkit", so the operator's toolkit is off here too), and a pod that asks for
+  `nvidia.com/gpu` gets it from CRI-O's default runtime, as gpu-ci's OKE workloads do
+  (Trainer runtimes unpatched, ARC scale sets' `runtimeClassName` unset). Nothing on OKE
+  needs a `nvidia` handler for them, so the check does not either: it proves the path the
+  workloads take.
+Another service keeps `nvidia`: the GPU operator v26.7.0 creates RuntimeClass `nvidia`
+(handler `nvidia`) whenever its NRI plugin is off (`controllers/object_controls.go`
+`RuntimeClasses`, `state_manager.go` `isStateEnabled("pre-requisites")`) and, with CDI on,
+runs its own GPU operands under it (`setRuntimeClassName`)."""
 
 
 @dataclass(frozen=True)
@@ -66,11 +86,17 @@ class CheckPlan:
         return tuple(sorted({r for c in self.checks if c.kind == "chainsaw" for r in c.reads}))
 
 
-def smoke_check(covers: Sequence[str], timeout_s: int = DEFAULT_TIMEOUT_S) -> ClusterCheck:
-    """`nvidia-smi` on one GPU under RuntimeClass `nvidia`; its log ends with the verdict."""
-    step = max(timeout_s - 60, 30)
+def gpu_runtime_class(service: str) -> str:
+    """The RuntimeClass of the GPU check pods on `service` (empty: none)."""
+    return GPU_RUNTIME_CLASS.get(service, RUNTIME_CLASS)
+
+
+def smoke_check(covers: Sequence[str], runtime_class: str = RUNTIME_CLASS) -> ClusterCheck:
+    """`nvidia-smi` on one GPU (under `runtime_class`, if any); its log ends with the
+    verdict. Its deadline: the pod's start, then two bounded calls, plus the margin."""
+    step = SMOKE_RUN_S
     script = (
-        f'echo "gpu-ci check {SMOKE_CHECK}: nvidia-smi, runtimeClass {RUNTIME_CLASS}, '
+        f'echo "gpu-ci check {SMOKE_CHECK}: nvidia-smi, runtimeClass {runtime_class or "none"}, '
         f'1 {GPU_RESOURCE}"; '
         f"if timeout {step} nvidia-smi -L && timeout {step} nvidia-smi; then "
         f'echo "gpu-ci check {SMOKE_CHECK}: passed"; '
@@ -80,11 +106,12 @@ def smoke_check(covers: Sequence[str], timeout_s: int = DEFAULT_TIMEOUT_S) -> Cl
         name=SMOKE_CHECK,
         kind="gpu-pod",
         summary="nvidia-smi in a pod given one GPU by the device plugin",
-        timeout_s=timeout_s,
+        timeout_s=STARTUP_S + 2 * SMOKE_RUN_S + MARGIN_S,
         covers=tuple(covers),
         image=CHECK_PINS.cuda_image,
         command=("/bin/sh", "-c", script),
         gpus=1,
+        runtime_class=runtime_class,
     )
 
 
@@ -93,7 +120,6 @@ def plan_checks(
     deployed: Sequence[ComponentRef],
     catalog: Catalog | None = None,
     revisions: Mapping[str, str] | None = None,
-    default_timeout_s: int = DEFAULT_TIMEOUT_S,
     gpus: tuple[GpuExpectation | None, GpuSharing | None] = (None, None),
 ) -> CheckPlan:
     """The checks for `recipe` given the components actually deployed (`revisions`: each
@@ -101,17 +127,20 @@ def plan_checks(
     device plugin shares them: `gpu_checks.py`); raises PlatformError for a health check
     that cannot run."""
     names = [c.name for c in deployed]
-    checks: list[ClusterCheck] = [smoke_check(names, default_timeout_s)]
-    gpu, gpu_not_run = gpu_checks(*gpus, names)
-    checks += gpu
+    runtime_class = gpu_runtime_class(recipe.criteria.service)
+    checks: list[ClusterCheck] = [smoke_check(names, runtime_class)]
+    gpu, gpu_not_run = gpu_checks(*gpus, names, runtime_class)
+    # A GPU pod that cannot start (no GPU free, a RuntimeClass or image it cannot get) fails
+    # the short smoke Job first; the longer GPU Jobs are created only once it passed.
+    checks += [replace(c, after=(SMOKE_CHECK,)) if c.kind == "gpu-pod" else c for c in gpu]
     for test in health_tests(catalog, list(deployed)):
-        budget = test.budget_s or default_timeout_s - MARGIN_S
         checks.append(
             chainsaw_check(
                 f"health-{test.component}",
                 f"{test.component}'s health check ({test.source})",
+                test.doc,
                 test.text,
-                budget,
+                wait_s=test.budget_s or DEFAULT_WAIT_S,
                 covers=(test.component,),
                 source=test.source,
                 reads=test.reads,

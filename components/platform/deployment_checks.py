@@ -1,8 +1,13 @@
 """`gpu-ci:platform:DeploymentChecks`: the check Jobs, run after the recipe's releases.
 
 Pulumi awaits each Job (it is ready when it completes; a `Failed` condition fails the update
-at once, naming the check's resource, with the log tail of its pod), bounded by Pulumi
-custom timeouts. What runs is `check_plan.plan_checks`; the objects are `check_jobs`: per
+at once, naming the check's resource, with the log tail of its pod and the warnings
+pulumi-kubernetes' Job await collected from its pods: `provider/pkg/await/job.go`, the
+PodAggregator's messages), bounded by Pulumi custom timeouts. A check that names others in
+`after` (the GPU Jobs after `check-nvidia-smi`) is created once their Jobs passed, and a
+Chainsaw check once its pod spec's start Job passed (`check_starts.py`: a pod that cannot
+start fails that short Job, not the check after its long deadline). What runs is
+`check_plan.plan_checks`; the objects are `check_jobs`: per
 chainsaw check its Test's ConfigMap, per check a Job; one namespace, and one ServiceAccount
 with a ClusterRole that reads exactly what the chainsaw checks read.
 """
@@ -17,6 +22,7 @@ import pulumi_kubernetes as k8s
 from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
 from components.platform.check_jobs import CHECKS_ACCOUNT, check_job, config_map, reader_rules
 from components.platform.check_plan import CheckPlan
+from components.platform.check_starts import starters, starts_job
 from components.platform.health_model import CHECKS_NAMESPACE
 
 
@@ -33,6 +39,8 @@ class DeploymentChecks(pulumi.ComponentResource):
     what `opts.depends_on` names: the releases, manifests and patches they check."""
 
     jobs: dict[str, k8s.batch.v1.Job]
+    starts: dict[str, k8s.batch.v1.Job]
+    """The start Jobs (`check_starts.Starter.name`), which the checks they gate wait for."""
     tests: dict[str, k8s.core.v1.ConfigMap]
     results: pulumi.Output[dict[str, dict[str, Any]]]
 
@@ -41,7 +49,7 @@ class DeploymentChecks(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpu-ci:platform:DeploymentChecks", name, None, opts)
         plan = args.plan
-        self.jobs, self.tests = {}, {}
+        self.jobs, self.starts, self.tests = {}, {}, {}
         # Everything here waits for the namespace, which waits for what the checks check
         # (`opts.depends_on`): one set of edges instead of one per Job.
         namespace = k8s.core.v1.Namespace(
@@ -53,8 +61,14 @@ class DeploymentChecks(pulumi.ComponentResource):
         rules = reader_rules(plan)
         if rules:
             after.extend(self._rbac(name, namespace, rules))
+        gate: dict[str, k8s.batch.v1.Job] = {}
+        for starter in starters(plan, CHECKS_NAMESPACE):
+            start = starts_job(starter, CHECKS_NAMESPACE)
+            self.starts[starter.name] = started = self._job(name, starter.name, start, after)
+            gate.update(dict.fromkeys(starter.checks, started))
         for check in plan.checks:
-            needs = list(after)
+            needs = list(after) + [self.jobs[n] for n in check.after]
+            needs += [gate[check.name]] if check.name in gate else []
             if check.kind == "chainsaw":
                 manifest = config_map(check, CHECKS_NAMESPACE)
                 self.tests[check.name] = test = k8s.core.v1.ConfigMap(
@@ -66,21 +80,28 @@ class DeploymentChecks(pulumi.ComponentResource):
                 )
                 needs.append(test)
             job = check_job(check, CHECKS_NAMESPACE)
-            timeout = f"{check.timeout_s + 120}s"
-            self.jobs[check.name] = k8s.batch.v1.Job(
-                f"{name}-{check.name}",
-                metadata=job["metadata"],
-                spec=job["spec"],
-                opts=child(
-                    self,
-                    depends_on=needs,
-                    custom_timeouts=pulumi.CustomTimeouts(create=timeout, update=timeout),
-                    replace_on_changes=["spec"],
-                ),
-            )
+            self.jobs[check.name] = self._job(name, check.name, job, needs)
         self.results = _results(plan, self.jobs)
         self.register_outputs(
             {"results": self.results, "notRun": plan.not_run, "covered": plan.covered}
+        )
+
+    def _job(
+        self, name: str, check: str, job: dict[str, Any], needs: list[pulumi.Resource]
+    ) -> k8s.batch.v1.Job:
+        """The Job `job` (`check_jobs.job_manifest`), awaited up to its deadline and 2 min
+        more, replaced (so run again) whenever its spec changes."""
+        timeout = f"{job['spec']['activeDeadlineSeconds'] + 120}s"
+        return k8s.batch.v1.Job(
+            f"{name}-{check}",
+            metadata=job["metadata"],
+            spec=job["spec"],
+            opts=child(
+                self,
+                depends_on=needs,
+                custom_timeouts=pulumi.CustomTimeouts(create=timeout, update=timeout),
+                replace_on_changes=["spec"],
+            ),
         )
 
     def _rbac(

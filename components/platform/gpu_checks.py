@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from components.pins import CHECK_PINS
-from components.platform.chainsaw_tests import render_test
-from components.platform.health_model import ClusterCheck, Read, chainsaw_check
+from components.platform.chainsaw_tests import render_test, test_doc
+from components.platform.health_model import MARGIN_S, ClusterCheck, Read, chainsaw_check
 
 if TYPE_CHECKING:
     from components.platform.gpu_sharing import GpuSharing
@@ -35,10 +35,12 @@ NCCL_CHECK = "nccl-all-reduce"
 NCCL_GPUS = 2
 GPU_COUNT_BUDGET_S = 240
 """How long the count may take to appear: the readiness wait already saw the GPUs."""
-NCCL_TIMEOUT_S = 900
-"""The NCCL Job's deadline: pulling the PyTorch image (several GB) comes first."""
+NCCL_STARTUP_S = 600
+"""Scheduling and pulling the PyTorch image (several GB) before the container starts."""
 NCCL_RUN_S = 300
 """The run itself, from the container's start: past it, the check fails as a timeout."""
+NCCL_TIMEOUT_S = NCCL_STARTUP_S + NCCL_RUN_S + MARGIN_S
+"""The NCCL Job's deadline: its worst case (start, then the bounded run) plus the margin."""
 BANDWIDTH_PREFIX = f"gpu-ci check {NCCL_CHECK}: busbw "
 """The log line the gpu-cluster action reads the bandwidth from."""
 _NODES = "x_k8s_list($client, 'v1', 'Node', '')"
@@ -64,7 +66,7 @@ def gpu_count_check(
     replicas = sharing.replicas if sharing is not None else 1
     advertised = expected.gpus * replicas
     shared = f" ({expected.gpus} GPUs x {replicas}, {sharing.strategy})" if sharing else ""
-    test = render_test(
+    test = test_doc(
         f"gpu-ci-{GPU_COUNT_CHECK}",
         GPU_COUNT_BUDGET_S,
         [
@@ -78,7 +80,8 @@ def gpu_count_check(
         GPU_COUNT_CHECK,
         f"the nodes advertise {advertised} nvidia.com/gpu{shared}",
         test,
-        GPU_COUNT_BUDGET_S,
+        render_test(test),
+        wait_s=GPU_COUNT_BUDGET_S,
         covers=tuple(covers),
         reads=(Read("", "nodes"),),
     )
@@ -138,12 +141,12 @@ except Exception as err:
 """
 
 
-def _nccl_script() -> str:
+def _nccl_script(runtime_class: str) -> str:
     """The shell around `torchrun`: its output kept, the cause repeated as the last line."""
     check = f"gpu-ci check {NCCL_CHECK}"
     return (
         f'echo "{check}: torchrun, {NCCL_GPUS} ranks, {NCCL_GPUS} nvidia.com/gpu, '
-        'runtimeClass nvidia"\n'
+        f'runtimeClass {runtime_class or "none"}"\n'
         f"cat >/tmp/nccl_check.py <<'PY'\n{_NCCL_PY}PY\n"
         f"timeout {NCCL_RUN_S} torchrun --standalone --nproc-per-node {NCCL_GPUS} "
         "/tmp/nccl_check.py >/tmp/nccl.log 2>&1\n"
@@ -165,7 +168,7 @@ def _nccl_script() -> str:
     )
 
 
-def nccl_check(covers: Sequence[str]) -> ClusterCheck:
+def nccl_check(covers: Sequence[str], runtime_class: str = "") -> ClusterCheck:
     """Two ranks in one pod with two GPUs all-reduce over NCCL; rank 0 logs the bandwidth."""
     return ClusterCheck(
         name=NCCL_CHECK,
@@ -174,13 +177,17 @@ def nccl_check(covers: Sequence[str]) -> ClusterCheck:
         timeout_s=NCCL_TIMEOUT_S,
         covers=tuple(covers),
         image=CHECK_PINS.torch_image,
-        command=("/bin/bash", "-c", _nccl_script()),
+        command=("/bin/bash", "-c", _nccl_script(runtime_class)),
         gpus=NCCL_GPUS,
+        runtime_class=runtime_class,
     )
 
 
 def gpu_checks(
-    expected: GpuExpectation | None, sharing: GpuSharing | None, covers: Sequence[str]
+    expected: GpuExpectation | None,
+    sharing: GpuSharing | None,
+    covers: Sequence[str],
+    runtime_class: str = "",
 ) -> tuple[list[ClusterCheck], dict[str, str]]:
     """The GPU checks for `expected` (none without an expectation), and those not run, why."""
     if expected is None:
@@ -195,4 +202,4 @@ def gpu_checks(
             "distributed TrainJob (examples/multi-gpu)"
         )
         return checks, {NCCL_CHECK: why}
-    return [*checks, nccl_check(covers)], {}
+    return [*checks, nccl_check(covers, runtime_class)], {}

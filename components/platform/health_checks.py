@@ -56,6 +56,9 @@ class HealthTest:
     name: str
     reads: tuple[Read, ...]
     budget_s: int | None
+    """The longest wait the Test sets: the default wait of its other operations."""
+    doc: Mapping[str, Any]
+    """The Test as parsed (its worst case is computed from it: `chainsaw_worst_case.py`)."""
 
 
 def source_of(catalog: Catalog | None, ref: ComponentRef) -> str:
@@ -109,7 +112,7 @@ def parse_health_test(component: str, source: str, text: str) -> HealthTest:
         pair = {"apiVersion": call.api_version, "kind": call.kind}
         reads.add(_read(f"{where}: {call.path}", f"{call.function}(...)", pair))
     name = str((test.get("metadata") or {}).get("name") or component)
-    return HealthTest(component, source, text, name, tuple(sorted(reads)), budget_s(test))
+    return HealthTest(component, source, text, name, tuple(sorted(reads)), budget_s(test), test)
 
 
 def _read(at: str, what: str, resource: Mapping[str, Any]) -> Read:

@@ -2,8 +2,9 @@
 
 AICR's validator catalog (NVIDIA/aicr `recipes/validators/catalog.yaml`, main @ 23e97a7d,
 2026-07-09) lists what `aicr validate` runs per phase; a recipe's `validation.<phase>.checks`
-names them. Those with a read-only resource form run here as Chainsaw checks, with the
-catalog's timeout as their Job's deadline:
+names them. Those with a read-only resource form run here as Chainsaw checks; each
+operation waits up to the catalog's timeout less the margin, and the Job's deadline is the
+Test's worst case, the sum of those waits, plus the margin (`health_model.py`):
 - `operator-health` (2m): the GPU operator Deployment available and none of its pods
   failed or crash-looping;
 - `expected-resources` (8m): each deployed component's `expectedResources` exists and, for a
@@ -22,7 +23,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from components.platform.chainsaw_reads import read_of
-from components.platform.chainsaw_tests import available, established, ref, render_test, step
+from components.platform.chainsaw_tests import (
+    available,
+    established,
+    ref,
+    render_test,
+    step,
+    test_doc,
+)
 from components.platform.health_model import MARGIN_S, ClusterCheck, Read, chainsaw_check
 from components.platform.manifests import CLUSTER_SCOPED
 from components.platform.overrides import PlatformError
@@ -96,6 +104,12 @@ def _budget(name: str) -> int:
     return CATALOG_TIMEOUT_S[name] - MARGIN_S
 
 
+def _test(name: str, steps: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    """The Test of validator `name` (each operation waits `_budget(name)`), and its text."""
+    doc = test_doc(f"gpu-ci-{name}", _budget(name), steps)
+    return doc, render_test(doc)
+
+
 def pods_not_failing(namespace: str) -> list[tuple[str, dict[str, Any]]]:
     """`error`s on a failed or crash-looping pod (AICR's health-check idiom, the projection
     over every container: `checks/gpu-operator/health-check.yaml`)."""
@@ -116,8 +130,8 @@ def operator_health(operator: ComponentRef) -> ClusterCheck:
     return chainsaw_check(
         OPERATOR_HEALTH,
         "AICR operator-health: the GPU operator Deployment available, no pod failing",
-        render_test(f"gpu-ci-{OPERATOR_HEALTH}", _budget(OPERATOR_HEALTH), steps),
-        _budget(OPERATOR_HEALTH),
+        *_test(OPERATOR_HEALTH, steps),
+        wait_s=_budget(OPERATOR_HEALTH),
         covers=(operator.name,),
         reads=_reads(("apps", "deployments"), ("", "pods")),
     )
@@ -149,8 +163,8 @@ def expected_resources(deployed: Sequence[ComponentRef]) -> ClusterCheck | None:
     return chainsaw_check(
         EXPECTED_RESOURCES,
         "AICR expected-resources: every expectedResources entry exists and serves",
-        render_test(f"gpu-ci-{EXPECTED_RESOURCES}", _budget(EXPECTED_RESOURCES), steps),
-        _budget(EXPECTED_RESOURCES),
+        *_test(EXPECTED_RESOURCES, steps),
+        wait_s=_budget(EXPECTED_RESOURCES),
         covers=tuple(covers),
         reads=tuple(reads),
     )
@@ -176,8 +190,8 @@ def robust_controller(trainer: ComponentRef) -> ClusterCheck:
     return chainsaw_check(
         ROBUST_CONTROLLER,
         "AICR robust-controller (Kubeflow Trainer, read-only part): controller, webhook, CRD",
-        render_test(f"gpu-ci-{ROBUST_CONTROLLER}", _budget(ROBUST_CONTROLLER), steps),
-        _budget(ROBUST_CONTROLLER),
+        *_test(ROBUST_CONTROLLER, steps),
+        wait_s=_budget(ROBUST_CONTROLLER),
         covers=(trainer.name,),
         reads=_reads(
             ("apps", "deployments"),

@@ -51,7 +51,7 @@ def test_a_shared_gpu_counts_its_replicas() -> None:
 def test_the_count_reads_only_nodes_within_its_deadline() -> None:
     (count,), _ = gpu_checks(GpuExpectation(2, multi=False, per_node=2), None, COVERS)
     assert [(r.group, r.resource) for r in count.reads] == [("", "nodes")]
-    assert count.covers == COVERS and count.timeout_s > count.chainsaw_budget_s
+    assert count.covers == COVERS and count.timeout_s == count.worst_s + 60 == 240 + 60
 
 
 def test_a_multi_gpu_expectation_adds_the_nccl_check_on_two_gpus() -> None:

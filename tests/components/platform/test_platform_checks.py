@@ -44,7 +44,8 @@ def _job(run: ProgramRun, check: str) -> Any:
 def test_every_check_of_the_recipe_is_a_job(patched: ProgramRun) -> None:
     assert set(patched.exports["checks"]) == set(DEV_CHECKS)
     jobs = {r.name.removeprefix("platform-checks-") for r in patched.by_type(JOB)}
-    assert jobs == set(DEV_CHECKS)
+    # and the Chainsaw pods' start Job, which is no check of the recipe (test_check_starts.py)
+    assert jobs == {*DEV_CHECKS, "chainsaw-pods-start"}
     tests = {r.name.removeprefix("platform-checks-") for r in patched.by_type(CONFIGMAP)}
     assert tests >= set(DEV_CHECKS) - {SMOKE_CHECK}  # every chainsaw check has its Test
 
@@ -55,9 +56,10 @@ def test_smoke_job_is_a_gpu_pod(patched: ProgramRun) -> None:
     assert job.inputs["metadata"]["namespace"] == CHECKS_NAMESPACE
     assert "name" not in job.inputs["metadata"]  # autonamed: a replacement is created first
     assert spec["backoffLimit"] == 0
-    assert spec["activeDeadlineSeconds"] == 600  # AICR's catalog: check-nvidia-smi, 10m
+    # Its worst case: 300s to be scheduled and start, two nvidia-smi calls of 60s, + 60s.
+    assert spec["activeDeadlineSeconds"] == 300 + 2 * 60 + 60
     pod = spec["template"]["spec"]
-    assert pod["runtimeClassName"] == "nvidia"
+    assert pod["runtimeClassName"] == "nvidia"  # service kind: nvkind's RuntimeClass
     assert pod["restartPolicy"] == "Never"
     assert pod["automountServiceAccountToken"] is False
     (container,) = pod["containers"]
@@ -65,30 +67,30 @@ def test_smoke_job_is_a_gpu_pod(patched: ProgramRun) -> None:
     assert container["image"] == CHECK_PINS.cuda_image
     assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
     script = container["command"][-1]
-    assert "timeout 540 nvidia-smi" in script
+    assert "timeout 60 nvidia-smi -L && timeout 60 nvidia-smi;" in script
     assert "gpu-ci check check-nvidia-smi: FAILED" in script  # the log tail names the check
 
 
 def test_chainsaw_job_runs_the_mounted_test_read_only(patched: ProgramRun) -> None:
     job = _job(patched, "health-gpu-operator")
     pod = job.inputs["spec"]["template"]["spec"]
-    assert job.inputs["spec"]["activeDeadlineSeconds"] == 360  # the Test's 5m + 60s margin
+    # Its Test: 8 operations of 5m each, in series (test_check_deadlines.py), + 60s.
+    assert job.inputs["spec"]["activeDeadlineSeconds"] == 8 * 300 + 60
     assert pod["serviceAccountName"] == "gpu-ci-checks"
     assert pod["securityContext"]["runAsNonRoot"] is True
     (container,) = pod["containers"]
     assert container["image"] == CHECK_PINS.chainsaw_image
-    assert "command" not in container  # the image's entrypoint is chainsaw
-    assert container["args"] == [
-        "test",
-        "--test-dir",
-        "/checks",
-        "--namespace",
-        CHECKS_NAMESPACE,
-        "--assert-timeout=5m",
-        "--error-timeout=5m",
-        "--quiet",
-        "--no-color",
-    ]
+    assert "args" not in container
+    shell, flag, script = container["command"]
+    assert (shell, flag) == ("/bin/sh", "-c")  # chainsaw_script.py around the binary
+    assert script.startswith("want=gpu-operator-health-check\n")
+    run = (
+        f"/ko-app/chainsaw test --test-dir /checks --namespace {CHECKS_NAMESPACE} "
+        "--assert-timeout=5m --error-timeout=5m --no-color --report-format JSON "
+        "--report-path /tmp --report-name chainsaw-report >/tmp/chainsaw.log 2>&1 &"
+    )
+    assert script.splitlines()[1] == run  # no --quiet: each step is logged as it starts
+    assert "( sleep 2430 && " in script  # the worst case + 30s, 30s before the deadline
     assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     mount = container["volumeMounts"][0]
@@ -134,7 +136,13 @@ def test_a_change_reruns_exactly_the_checks_of_what_changed(
     )
     before, after = _digests(patched), _digests(changed)
     rerun = sorted(c for c in before if before[c] != after[c])
-    assert rerun == ["check-nvidia-smi", "health-gpu-operator", "operator-health"]
+    # the start Job of the Chainsaw pods runs again before the Chainsaw checks that do
+    assert rerun == [
+        "chainsaw-pods-start",
+        "check-nvidia-smi",
+        "health-gpu-operator",
+        "operator-health",
+    ]
 
 
 def test_a_changed_test_is_a_new_config_map_and_job(recipe: RecipeResult) -> None:
@@ -147,7 +155,7 @@ def test_a_changed_test_is_a_new_config_map_and_job(recipe: RecipeResult) -> Non
     assert new.digest != old.digest
     assert config_map_name(new) != config_map_name(old)
     assert config_map_name(replace(old, revision="other")) == config_map_name(old)
-    assert new.timeout_s == 420
+    assert new.timeout_s == 9 * 360 + 60  # nine operations, each now 6m
     old_job, new_job = check_job(old, "ns"), check_job(new, "ns")
     assert old_job["spec"]["template"] != new_job["spec"]["template"]  # replaced: .spec.template
 
@@ -230,7 +238,8 @@ def test_expected_resources_of_deployed_components_are_checked(recipe: RecipeRes
     ]
     check = plan_checks(recipe, recipe.componentRefs).by_name["expected-resources"]
     assert check.covers == ("kubeflow-trainer",)
-    assert check.timeout_s == 480  # AICR's catalog: expected-resources, 8m
+    # Two asserts of AICR's 8m less the margin each, in series, + the margin.
+    assert check.timeout_s == 2 * 420 + 60
     steps = yaml_text.load(check.test)["spec"]["steps"]
     assert steps[0]["try"][0]["assert"]["resource"] == {
         "apiVersion": "apps/v1",
