@@ -292,3 +292,30 @@ OBSERVABILITY_PINS = ObservabilityPins(
     chart="kube-prometheus-stack",
     chart_version="84.4.0",
 )
+
+
+class QueueExporterPins(BaseModel):
+    """The image that runs the queue-time exporter's stdlib-only program (a ConfigMap)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    python_image: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9._/-]*:[A-Za-z0-9_][A-Za-z0-9._-]*@sha256:[0-9a-f]{64}$",
+        description="Python 3.13 with the `openssl` CLI (the App JWT's RS256 signature), by digest",
+    )
+
+
+QUEUE_EXPORTER_PINS = QueueExporterPins(
+    # The Docker Official Image python:3.13-slim-bookworm, from ECR Public's mirror of the
+    # official images (public.ecr.aws/docker/library). Its Dockerfile (docker-library/python
+    # @ 00bfe6f2 `3.13/slim-bookworm/Dockerfile`) installs `ca-certificates`, which Debian
+    # bookworm's package makes depend on `openssl` (Depends: openssl (>= 1.1.1)): the CLI the
+    # exporter signs its App JWT with. The digest is the one several unrelated public
+    # repositories pin for this reference (CI checkers' allow-lists of canonical base images
+    # and task Dockerfiles, `FROM public.ecr.aws/docker/library/python:3.13-slim-bookworm
+    # @sha256:01f42367...`); it was not re-resolved against the registry from here.
+    python_image=(
+        "public.ecr.aws/docker/library/python:3.13-slim-bookworm"
+        "@sha256:01f42367a0a94ad4bc17111776fd66e3500c1d87c15bbd6055b7371d39c124fb"
+    ),
+)

@@ -106,7 +106,7 @@ def prepare(
     if layers.platform is not None:
         from stacks.layers.platform import PreparedPlatformLayer
 
-        resolved = prepare_platform(cfg, check)
+        resolved = prepare_platform(cfg, check, ctx.root)
         if resolved is not None:
             platform = PreparedPlatformLayer(layers.platform, resolved)
     hosts = cluster = None

@@ -7,8 +7,10 @@ alert list, and reach an Alertmanager where one is configured. Thresholds: Alert
 
 - GPUs, wherever a cluster runs the GPU operator: a GPU reporting an XID error (79: fallen off
   the bus), or a GPU that no longer reports while its node is still there.
-- ARC, where the stack runs it: jobs waiting for a runner, runners not registering or failing,
-  a listener or the controller not answering, GPUs idle while jobs wait.
+- ARC, where the stack runs it: jobs waiting for a runner (the whole queue time, from the
+  queue-time exporter; ARC's assigned-but-not-running where the exporter is off), runners not
+  registering or failing, a listener, the controller or the exporter not answering, GPUs idle
+  while jobs wait.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from components.observability.alerts_config import AlertsConfig
+from components.observability.durations import duration
 from components.observability.monitors import CONTROLLER_JOB, LISTENER_JOB
 from components.observability.queries import PER_GPU
+from components.observability.queue_deploy import JOB as QUEUE_JOB
+from components.observability.queue_exporter import poller as queue
 
 RULE_NAME = "gpu-ci-alerts"
 DOCS = "docs/observability.md#alerts"
@@ -68,24 +73,65 @@ def gpu_rules(cfg: AlertsConfig) -> list[dict[str, Any]]:
     ]
 
 
-def arc_rules(cfg: AlertsConfig) -> list[dict[str, Any]]:
+def _seconds(value: str) -> str:
+    return f"{duration(value, 'an alert threshold') / 1000:g}"
+
+
+def jobs_waiting(cfg: AlertsConfig, *, whole: bool) -> dict[str, Any]:
+    """GpuJobsWaiting: over the whole queue time (the exporter's oldest queued job per runner
+    label, which fires the moment one job has waited the threshold), or, without the
+    exporter, ARC's jobs assigned to a scale set and not running for that long."""
+    if not whole:
+        return _rule(
+            "GpuJobsWaiting",
+            _WAITING,
+            "warning",
+            "{{ $value }} jobs of scale set {{ $labels.scale_set }} wait for a runner",
+            f"Jobs were assigned to the scale set but not running for "
+            f"{cfg.jobsWaitingLongerThan} without a break: no capacity or runners that do "
+            "not start. The queue-time exporter is off, so GitHub's queue before the scale "
+            "set takes a job is not counted.",
+            cfg.jobsWaitingLongerThan,
+        )
+    return _rule(
+        "GpuJobsWaiting",
+        f"max by (runner_label) ({queue.OLDEST}) > {_seconds(cfg.jobsWaitingLongerThan)}",
+        "warning",
+        "A GPU job for runner label {{ $labels.runner_label }} has been queued for "
+        "{{ $value | humanizeDuration }}",
+        f"GitHub has held a job asking for this label for over {cfg.jobsWaitingLongerThan} "
+        "with no runner (created_at, from GitHub's job list): no capacity (an AD out of "
+        "GPUs, the set at maxRunners), runners that do not start, or no scale set or runner "
+        "serving the label.",
+    )
+
+
+def exporter_rule(cfg: AlertsConfig) -> dict[str, Any]:
+    """GpuQueueExporterFailing: no complete poll of GitHub for the threshold (rate limits,
+    the App's credentials, GitHub down) or no scrape of the exporter."""
+    stale = f"time() - max({queue.LAST_SUCCESS}) > {_seconds(cfg.listenerDownLongerThan)} * 2"
+    return _rule(
+        "GpuQueueExporterFailing",
+        f'({stale}) or absent(up{{job="{QUEUE_JOB}"}} == 1)',
+        "warning",
+        "The queue-time exporter has not polled GitHub",
+        f"For {cfg.listenerDownLongerThan}, either its pod answers no scrape, or its last "
+        f"complete poll is over twice that old: queue times are not measured and "
+        "GpuJobsWaiting cannot fire. gpu_ci_queue_errors_total says why (rate limits, "
+        "the App's token, GitHub's 5xx).",
+        cfg.listenerDownLongerThan,
+    )
+
+
+def arc_rules(cfg: AlertsConfig, *, queue_time: bool = False) -> list[dict[str, Any]]:
     idle = f"count(max by (UUID) (max_over_time(DCGM_FI_DEV_GPU_UTIL[{IDLE_WINDOW}])) == 0) > 0"
     gone = (
         f"max by (scale_set) (max_over_time({_LISTENER_UP}[{LISTENER_SEEN_WITHIN}])) "
         f"unless on (scale_set) {_LISTENER_UP}"
     )
     return [
-        _rule(
-            "GpuJobsWaiting",
-            _WAITING,
-            "warning",
-            "{{ $value }} jobs of scale set {{ $labels.scale_set }} wait for a runner",
-            f"Jobs were assigned to the scale set but not running for "
-            f"{cfg.jobsWaitingLongerThan} without a break: no capacity (an AD out of GPUs, "
-            "the set at maxRunners) or runners that do not start. GitHub's queue before the "
-            "scale set takes a job is not counted.",
-            cfg.jobsWaitingLongerThan,
-        ),
+        jobs_waiting(cfg, whole=queue_time),
+        *([exporter_rule(cfg)] if queue_time else []),
         _rule(
             "GpuRunnersNotRegistering",
             "sum by (scale_set) (gha_desired_runners) - sum by (scale_set) "
@@ -138,9 +184,10 @@ def arc_rules(cfg: AlertsConfig) -> list[dict[str, Any]]:
     ]
 
 
-def rule_groups(cfg: AlertsConfig, *, arc: bool) -> list[dict[str, Any]]:
-    """The PrometheusRule's `spec.groups`: the GPU rules, and ARC's where the stack has ARC."""
+def rule_groups(cfg: AlertsConfig, *, arc: bool, queue_time: bool = False) -> list[dict[str, Any]]:
+    """The PrometheusRule's `spec.groups`: the GPU rules, and ARC's where the stack has ARC
+    (`queue_time`: with the queue-time exporter)."""
     groups = [{"name": "gpu-ci.gpus", "rules": gpu_rules(cfg)}]
     if arc:
-        groups.append({"name": "gpu-ci.arc", "rules": arc_rules(cfg)})
+        groups.append({"name": "gpu-ci.arc", "rules": arc_rules(cfg, queue_time=queue_time)})
     return groups

@@ -29,8 +29,9 @@ class AlertsConfig(ConfigModel):
     )
     jobsWaitingLongerThan: str = Field(
         "15m",
-        description="GpuJobsWaiting: a scale set has had jobs assigned but not running (waiting "
-        "for a runner) for this long without a break",
+        description="GpuJobsWaiting: a GPU job has been queued in GitHub with no runner for "
+        "this long (the queue-time exporter; without it: jobs assigned to a scale set but not "
+        "running for this long without a break)",
     )
     runnersUnregisteredLongerThan: str = Field(
         "20m",

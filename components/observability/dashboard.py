@@ -1,8 +1,9 @@
 """The "GPU CI" Grafana dashboard, built with Grafana's own grafana-foundation-sdk.
 
 Four rows, each answering one question (docs/observability.md#the-gpu-ci-dashboard):
-1. Jobs: how long do GPU jobs wait for a runner, and run? (queue time after assignment, which
-   is partial, and execution p50/p95; jobs completed)
+1. Jobs: how long do GPU jobs wait for a runner, and run? (the whole queue time from GitHub's
+   job list, p50/p95, and the jobs queued now; the runner's start after assignment; execution
+   p50/p95; jobs completed)
 2. Runners: is each scale set sized right? (busy/idle/desired/max, assigned/running, failed)
 3. GPUs: how busy are the GPUs we pay for? (utilization and memory per GPU, GPU-hours)
 4. Cost model: the measured `gpu-ci:usage` numbers (jobs/day, minutes/job, launch minutes).
@@ -93,17 +94,31 @@ def _variables(builder: gd.Dashboard) -> gd.Dashboard:
 
 
 Panel = timeseries.Panel | stat.Panel
-PARTIAL = "docs/observability.md#queue-time-is-partial"
+QUEUE_DOCS = "docs/observability.md#queue-time"
 
 
 def _jobs() -> list[Panel]:
     return [
         _timeseries(
-            "Queue time after assignment (partial; p50, p95 of the last hour's jobs)",
-            "Partial: from the scale set assigning a job to a runner starting it (a VM's "
-            "launch and boot for vm-launcher sets, a pod's scheduling for gpu-pod sets); "
-            "GitHub's own queue before the scale set takes the job is not in it "
-            f"({PARTIAL}). gha_job_startup_duration_seconds.",
+            "Queue time (p50, p95 of the last hour's jobs, per runner label)",
+            "The whole wait: GitHub's created_at to started_at of each job that got a runner, "
+            f"from GitHub's job list ({QUEUE_DOCS}). gpu_ci_queue_wait_seconds.",
+            "s",
+            *queries.queue_over_the_last_hour(),
+        ),
+        _timeseries(
+            "Jobs queued in GitHub now; the oldest one's wait",
+            "Jobs with no runner yet, per runner label, and how long the oldest has waited "
+            "(seconds, right axis of the legend: `oldest`). gpu_ci_queue_jobs_queued, "
+            "gpu_ci_queue_oldest_job_age_seconds.",
+            "short",
+            *queries.queued_now(),
+        ),
+        _timeseries(
+            "Runner start after assignment (p50, p95 of the last hour's jobs)",
+            "The part of the queue time after the scale set took the job: a VM's launch and "
+            "boot (vm-launcher), a pod's scheduling (gpu-pod). "
+            "gha_job_startup_duration_seconds.",
             "s",
             *queries.over_the_last_hour(queries.STARTUP),
         ),
@@ -114,11 +129,11 @@ def _jobs() -> list[Panel]:
             *queries.over_the_last_hour(queries.EXECUTION),
         ),
         _stat(
-            "Queue time after assignment in range (partial; p50, p95)",
-            "Every job in the dashboard's time range, the selected scale sets together; "
-            f"after assignment only ({PARTIAL}).",
+            "Queue time in range (p50, p95)",
+            "The whole wait of every job that started in the dashboard's time range, the "
+            "selected runner labels together.",
             "s",
-            *queries.in_range(queries.STARTUP),
+            *queries.queue_in_range(),
         ),
         _stat(
             "Execution time in range (p50, p95)",

@@ -17,12 +17,15 @@ series the query tests feed Prometheus cannot name a metric or label nobody expo
   `metrics.controllerManagerAddr`; `name` is the scale set's (the ephemeral runner gauges) or
   its AutoscalingListener's, `<set>-<hash>-listener` (`gha_controller_running_listeners`).
 - DCGM exporter: dcgm_metrics.py.
+- gpu-ci's queue-time exporter (queue_exporter/, deployed by queue_deploy.py): the whole
+  queue time from GitHub's job list, per repository and runner label, and its own health.
 """
 
 from __future__ import annotations
 
 from components.observability.dcgm_metrics import DCGM_METRICS, KSM_METRICS
 from components.observability.metric_model import TARGET_LABELS, Metric, MetricType
+from components.observability.queue_exporter import poller as queue
 
 _JOB = ["repository", "organization", "enterprise", "job_name", "event_name"]
 _RUNNERS = ["name", "namespace", "repository", "organization", "enterprise"]
@@ -97,6 +100,32 @@ CONTROLLER_METRICS: tuple[Metric, ...] = tuple(
     )
 )
 
+QUEUE_BUCKETS: tuple[float, ...] = (*EXECUTION_BUCKETS, 14400.0, 21600.0, 43200.0, 86400.0)
+"""The queue histogram's: the execution buckets, then 4, 6, 12 and 24 hours (GitHub cancels a
+job still queued after 24 hours)."""
+_PER_JOB = ("repository", "runner_label")
+
+
+def _queue(
+    name: str, kind: MetricType, labels: tuple[str, ...], buckets: tuple[float, ...] = ()
+) -> Metric:
+    return Metric(name=name, type=kind, labels=labels, buckets=buckets, scraped=TARGET_LABELS)
+
+
+QUEUE_METRICS: tuple[Metric, ...] = (
+    _queue(queue.WAIT, "histogram", _PER_JOB, QUEUE_BUCKETS),
+    _queue(queue.QUEUED, "gauge", ("runner_label",)),
+    _queue(queue.OLDEST, "gauge", ("runner_label",)),
+    _queue(queue.LEFT, "counter", _PER_JOB),
+    _queue(queue.REQUESTS, "counter", ("code",)),
+    _queue(queue.REMAINING, "gauge", ()),
+    _queue(queue.ERRORS, "counter", ("kind",)),
+    _queue(queue.SKIPPED, "counter", ("reason",)),
+    _queue(queue.LAST_SUCCESS, "gauge", ()),
+)
+"""What the queue-time exporter serves (poller.py names them); its PodMonitor adds only the
+target labels, `job` being `gpu-ci-queue-exporter`."""
+
 UP = Metric(
     name="up",
     type="gauge",
@@ -108,7 +137,15 @@ UP = Metric(
 `scale_set` (its PodMonitor's relabeling applies to the target, so to `up` as well)."""
 
 EXPORTED: dict[str, Metric] = {
-    m.name: m for m in (*LISTENER_METRICS, *CONTROLLER_METRICS, *DCGM_METRICS, *KSM_METRICS, UP)
+    m.name: m
+    for m in (
+        *LISTENER_METRICS,
+        *CONTROLLER_METRICS,
+        *DCGM_METRICS,
+        *KSM_METRICS,
+        *QUEUE_METRICS,
+        UP,
+    )
 }
 
 

@@ -5,6 +5,8 @@ Children, on the cluster of `opts.provider`, after what `opts.depends_on` names:
   generated one: both Pulumi secrets) and the kube-prometheus-stack release, whose CRDs the
   monitors (and the GPU operator's DCGM ServiceMonitor) need, so they come after it;
 - a PodMonitor for ARC's listeners and one for its controller, when the stack runs ARC;
+- the queue-time exporter, where the stack runs ARC (queue_deploy.py): its program's
+  ConfigMap and Deployment beside the GitHub App Secret it reads, and its PodMonitor;
 - the "GPU CI" dashboard as a ConfigMap Grafana's sidecar loads (dashboard.py);
 - the PrometheusRule `gpu-ci-alerts` (alerts.py), labelled for the Prometheus's `ruleSelector`:
   the monitors' labels, and `release: <release name>` where gpu-ci deploys the stack (the
@@ -35,6 +37,15 @@ from components.observability.monitors import (
     listener_monitor_spec,
 )
 from components.observability.observability_config import ObservabilityConfig
+from components.observability.queue_deploy import (
+    NAME as QUEUE_EXPORTER,
+)
+from components.observability.queue_deploy import (
+    QueueExporterArgs,
+    deployment_spec,
+    monitor_spec,
+    program_data,
+)
 from components.observability.stack_values import (
     ADMIN_PASSWORD_KEY,
     ADMIN_USER_KEY,
@@ -55,6 +66,8 @@ class MonitoringArgs(ComponentArgs):
     deploy_stack: bool
     """Deploy kube-prometheus-stack (False: `prometheus: existing`, or the recipe has one)."""
     arc: ArcScrape | None = None
+    queue: QueueExporterArgs | None = None
+    """The queue-time exporter, where the stack runs ARC."""
     placement: Placement = Field(default_factory=Placement)
     """Where Prometheus, Grafana and the operator run (an OKE CPU pool)."""
     timeout_s: int = Field(default=900, ge=60, le=3600)
@@ -71,6 +84,7 @@ class Monitoring(pulumi.ComponentResource):
     dashboard: k8s.core.v1.ConfigMap
     dashboard_uid: str = UID
     alerts: k8s.apiextensions.CustomResource | None
+    queue_exporter: k8s.apps.v1.Deployment | None
 
     def __init__(
         self, name: str, args: MonitoringArgs, opts: pulumi.ResourceOptions | None = None
@@ -123,6 +137,9 @@ class Monitoring(pulumi.ComponentResource):
                         opts=child(self, depends_on=after),
                     )
                 )
+        self.queue_exporter = None
+        if args.queue is not None:
+            self.queue_exporter = self._queue_exporter(name, cfg, args.queue, args, after)
         self.dashboard = k8s.core.v1.ConfigMap(
             f"{name}-dashboard-{UID}",
             metadata={
@@ -148,6 +165,46 @@ class Monitoring(pulumi.ComponentResource):
             }
         )
 
+    def _queue_exporter(
+        self,
+        name: str,
+        cfg: ObservabilityConfig,
+        queue: QueueExporterArgs,
+        args: MonitoringArgs,
+        after: list[pulumi.Resource],
+    ) -> k8s.apps.v1.Deployment:
+        """Its program and Deployment beside the App Secret, and its PodMonitor."""
+        labels = {**MANAGED_LABELS, "app.kubernetes.io/name": QUEUE_EXPORTER}
+        data = program_data(queue)
+        program = k8s.core.v1.ConfigMap(
+            f"{name}-queue-exporter-program",
+            metadata={"name": QUEUE_EXPORTER, "namespace": queue.namespace, "labels": labels},
+            data=data,
+            opts=child(self, depends_on=after),
+        )
+        deployment = k8s.apps.v1.Deployment(
+            f"{name}-queue-exporter",
+            metadata={"name": QUEUE_EXPORTER, "namespace": queue.namespace, "labels": labels},
+            spec=deployment_spec(queue, QUEUE_EXPORTER, data, args.placement),
+            opts=child(self, depends_on=[*after, program]),
+        )
+        self.monitor_names.append(QUEUE_EXPORTER)
+        self.monitors.append(
+            k8s.apiextensions.CustomResource(
+                f"{name}-queue-exporter-monitor",
+                api_version=MONITORING_API,
+                kind="PodMonitor",
+                metadata={
+                    "name": QUEUE_EXPORTER,
+                    "namespace": cfg.namespace,
+                    "labels": {**MANAGED_LABELS, **cfg.monitorLabels},
+                },
+                spec=monitor_spec(queue, cfg.scrapeInterval),
+                opts=child(self, depends_on=after),
+            )
+        )
+        return deployment
+
     def _alerts(
         self,
         name: str,
@@ -164,7 +221,11 @@ class Monitoring(pulumi.ComponentResource):
             api_version=MONITORING_API,
             kind="PrometheusRule",
             metadata={"name": RULE_NAME, "namespace": cfg.namespace, "labels": labels},
-            spec={"groups": rule_groups(cfg.alerts, arc=args.arc is not None)},
+            spec={
+                "groups": rule_groups(
+                    cfg.alerts, arc=args.arc is not None, queue_time=args.queue is not None
+                )
+            },
             opts=child(self, depends_on=after),
         )
 

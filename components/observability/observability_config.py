@@ -18,6 +18,7 @@ from components.arc.k8s_types import K8sName, NodeLabels, Quantity, storage_clas
 from components.config_base import ConfigModel
 from components.observability.alerts_config import AlertsConfig
 from components.observability.durations import duration, retention
+from components.observability.queue_time_config import QueueTimeConfig
 from components.pins import OBSERVABILITY_PINS
 
 _SIZE = re.compile(r"[0-9]+(B|KB|MB|GB|TB|PB|EB)")
@@ -97,6 +98,10 @@ class ObservabilityConfig(ConfigModel):
     alerts: AlertsConfig = Field(
         default_factory=AlertsConfig,
         description="the GPU CI alerts (PrometheusRule `gpu-ci-alerts`) and their thresholds",
+    )
+    queueTime: QueueTimeConfig = Field(
+        default_factory=QueueTimeConfig,
+        description="the queue-time exporter: GPU jobs' whole wait, from GitHub's job list",
     )
 
     @field_validator("chartVersion")

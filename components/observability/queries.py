@@ -33,11 +33,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from components.observability.queue_exporter import poller as queue
+
 SCALE_SET = 'scale_set=~"$scale_set"'
 PROMQL_SAMPLE_VALUES = {"$__range": "3h", "$scale_set": ".*"}
 SEEN_BEFORE = "1h"
 """How far before a window a series must have had a sample to count as already there: longer
 than any scrape gap (a failed scrape marks a series stale; a range selector skips that)."""
+QUEUE = queue.WAIT
+"""The whole queue time: GitHub's `created_at` to `started_at` (queue_exporter/)."""
+QUEUE_LABEL = 'runner_label=~"$scale_set"'
+"""The exporter's series are per runner label: a scale set's name is its label."""
 STARTUP = "gha_job_startup_duration_seconds"
 EXECUTION = "gha_job_execution_duration_seconds"
 COMPLETED = "gha_completed_jobs_total"
@@ -81,8 +87,8 @@ def jobs(series: str, window: str) -> str:
     return f"round({counted(series, window)})"
 
 
-def _quantile(q: float, histogram: str, window: str, by: str) -> str:
-    bucket = selector(f"{histogram}_bucket", SCALE_SET)
+def _quantile(q: float, histogram: str, window: str, by: str, matchers: str = SCALE_SET) -> str:
+    bucket = selector(f"{histogram}_bucket", matchers)
     return f"histogram_quantile({q}, sum by ({by}) ({jobs(bucket, window)}))"
 
 
@@ -107,6 +113,39 @@ def in_range(histogram: str) -> tuple[Query, ...]:
     return tuple(
         Query(expr=_quantile(q, histogram, "$__range", "le"), legend=_percent(q))
         for q in (0.5, 0.95)
+    )
+
+
+def queue_over_the_last_hour() -> tuple[Query, ...]:
+    """p50 and p95 of the whole queue time of the last hour's jobs, per runner label."""
+    return tuple(
+        Query(
+            expr=_quantile(q, QUEUE, "1h", "le, runner_label", QUEUE_LABEL),
+            legend=f"{{{{runner_label}}}} {_percent(q)}",
+        )
+        for q in (0.5, 0.95)
+    )
+
+
+def queue_in_range() -> tuple[Query, ...]:
+    """p50 and p95 of the whole queue time of every job that started in the range."""
+    return tuple(
+        Query(expr=_quantile(q, QUEUE, "$__range", "le", QUEUE_LABEL), legend=_percent(q))
+        for q in (0.5, 0.95)
+    )
+
+
+def queued_now() -> tuple[Query, ...]:
+    """Jobs GitHub holds queued now (no runner yet), and how long the oldest has waited."""
+    return (
+        Query(
+            expr=f"max by (runner_label) ({selector(queue.QUEUED, QUEUE_LABEL)})",
+            legend="{{runner_label}} queued",
+        ),
+        Query(
+            expr=f"max by (runner_label) ({selector(queue.OLDEST, QUEUE_LABEL)})",
+            legend="{{runner_label}} oldest",
+        ),
     )
 
 

@@ -194,6 +194,12 @@ class StackConfig(CapacityKeys):
                 "(a VM runner without a cluster runs no GPU exporter); set one, or enable "
                 "observability in the stack that deploys onto the cluster"
             )
+        if obs.queueTime.enabled and arc is None:
+            raise ValueError(
+                "queueTime.enabled, but this stack runs no ARC (gpu-ci:arc): the queue-time "
+                "exporter reads GitHub with the scale sets' App Secret; remove "
+                "queueTime.enabled or deploy it from the stack with the scale sets"
+            )
         on = obs.enabled if obs.enabled is not None else (platform is not None or arc is not None)
         if on and arc is not None and arc.controller.metrics is False:
             raise ValueError(

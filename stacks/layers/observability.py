@@ -21,6 +21,7 @@ from components.observability.monitoring import Monitoring, MonitoringArgs
 from components.observability.monitors import ArcScrape
 from components.observability.observability_config import ObservabilityConfig
 from components.observability.queries import USAGE_QUERIES
+from components.observability.queue_deploy import QueueExporterArgs
 from components.observability.stack_values import grafana_service, prometheus_service
 from components.platform.overrides import PlatformOverrides
 from recipes.model import ComponentRef
@@ -67,6 +68,20 @@ def with_dcgm_monitor(obs: ObservabilityConfig, prepared: PreparedPlatform) -> P
     return overrides.over(GPU_OPERATOR, {"dcgmExporter": {"serviceMonitor": monitor}})
 
 
+def queue_exporter(obs: ObservabilityConfig, arc: ArcConfig | None) -> QueueExporterArgs | None:
+    """The queue-time exporter where the stack runs ARC (unless `queueTime.enabled: false`):
+    beside the scale sets' App Secret, `existingSecret` or the first set's `<name>-github-app`
+    (components/arc/scale_set.py names it so; every set's holds the same App)."""
+    queue = obs.queueTime
+    if arc is None or queue.enabled is False:
+        return None
+    secret = arc.existingSecret or f"{arc.scaleSets[0].name}-github-app"
+    labels = tuple(queue.labels or [s.name for s in arc.scaleSets])
+    return QueueExporterArgs(
+        namespace=arc.runnersNamespace, secret=secret, labels=labels, config=queue
+    )
+
+
 def build_observability_layer(
     obs: ObservabilityConfig,
     prepared: PreparedPlatform | None,
@@ -90,6 +105,7 @@ def build_observability_layer(
             config=obs,
             deploy_stack=deploy_stack,
             arc=scrape,
+            queue=queue_exporter(obs, arc),
             placement=placement or Placement(),
         ),
         pulumi.ResourceOptions(provider=provider, depends_on=after),

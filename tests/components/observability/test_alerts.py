@@ -31,6 +31,8 @@ ARC_ALERTS = [
     "ArcControllerDown",
     "GpuIdleWhileJobsWait",
 ]
+QUEUE_ALERTS = [ARC_ALERTS[0], "GpuQueueExporterFailing", *ARC_ALERTS[1:]]
+"""With the queue-time exporter (on wherever ARC is, by default)."""
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
 
 
@@ -59,7 +61,7 @@ def test_every_stack_with_observability_plans_the_rule(stack: str) -> None:
     assert rule.parent == monitoring[0].urn
     assert rule.inputs["metadata"]["name"] == RULE_NAME
     has_arc = bool(run.by_type("kubernetes:monitoring.coreos.com/v1:PodMonitor"))
-    assert alerts(rule.inputs["spec"]["groups"]) == GPU_ALERTS + (ARC_ALERTS if has_arc else [])
+    assert alerts(rule.inputs["spec"]["groups"]) == GPU_ALERTS + (QUEUE_ALERTS if has_arc else [])
     # the release's CRDs (and operator) come first: the rule waits for the release
     releases = [
         r.urn for r in run.by_type("kubernetes:helm.sh/v3:Release") if r.name == "monitoring"
@@ -98,7 +100,11 @@ def test_thresholds_reach_the_rules() -> None:
     values["gpu-ci:observability"] = {"alerts": cfg}
     run = run_stack(values, secret_keys={"gpu-ci:arc"})
     rules = {r["alert"]: r for g in rule_of(run).inputs["spec"]["groups"] for r in g["rules"]}
-    assert rules["GpuJobsWaiting"]["for"] == "30m"
+    # The whole queue time: the oldest queued job's age against the threshold, no `for`.
+    assert rules["GpuJobsWaiting"]["expr"] == (
+        "max by (runner_label) (gpu_ci_queue_oldest_job_age_seconds) > 1800"
+    )
+    assert "for" not in rules["GpuJobsWaiting"]
     assert rules["GpuMissing"]["for"] == "2m"
     assert rules["ArcListenerDown"]["for"] == "5m"
     assert "for" not in rules["GpuXidError"] and "for" not in rules["GpuRunnersFailed"]
@@ -109,9 +115,9 @@ def test_alerts_off_plans_no_rule() -> None:
     assert run.by_type(RULE) == []
 
 
-@pytest.mark.parametrize("arc", [False, True])
-def test_the_rules_parse_as_prometheus_parses_them(tmp_path: Path, arc: bool) -> None:
-    groups = rule_groups(AlertsConfig(), arc=arc)
+@pytest.mark.parametrize(("arc", "queue"), [(False, False), (True, False), (True, True)])
+def test_the_rules_parse_as_prometheus_parses_them(tmp_path: Path, arc: bool, queue: bool) -> None:
+    groups = rule_groups(AlertsConfig(), arc=arc, queue_time=queue)
     ok, output = check_rules(tmp_path, groups)
     assert ok, output
     assert f"SUCCESS: {len(alerts(groups))} rules found" in output
@@ -123,9 +129,10 @@ def test_a_rule_prometheus_refuses_is_caught(tmp_path: Path) -> None:
     assert not check_rules(tmp_path, groups)[0]
 
 
-def test_every_alert_reads_only_what_is_exported() -> None:
-    groups = rule_groups(AlertsConfig(), arc=True)
-    assert alerts(groups) == GPU_ALERTS + ARC_ALERTS
+@pytest.mark.parametrize("queue", [False, True])
+def test_every_alert_reads_only_what_is_exported(queue: bool) -> None:
+    groups = rule_groups(AlertsConfig(), arc=True, queue_time=queue)
+    assert alerts(groups) == GPU_ALERTS + (QUEUE_ALERTS if queue else ARC_ALERTS)
     problems = {r["alert"]: check(r["expr"]) for g in groups for r in g["rules"]}
     assert {a: p for a, p in problems.items() if p} == {}
     for rule in (r for g in groups for r in g["rules"]):

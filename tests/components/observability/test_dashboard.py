@@ -71,16 +71,23 @@ def test_every_panel_has_a_unique_id(board: dict[str, Any]) -> None:
 
 def test_the_dashboard_answers_the_questions(board: dict[str, Any]) -> None:
     titles = by_title(board)
-    queue = titles["Queue time after assignment (partial; p50, p95 of the last hour's jobs)"]
-    assert "partial" in queue["description"].lower()
-    assert "docs/observability.md#queue-time-is-partial" in queue["description"]
+    queue = titles["Queue time (p50, p95 of the last hour's jobs, per runner label)"]
+    assert "partial" not in queue["description"].lower()
+    assert "docs/observability.md#queue-time" in queue["description"]
     exprs = [t["expr"] for t in queue["targets"]]
     assert [e.split(",")[0] for e in exprs] == ["histogram_quantile(0.5", "histogram_quantile(0.95"]
-    assert all("gha_job_startup_duration_seconds_bucket" in e for e in exprs)
+    assert all('gpu_ci_queue_wait_seconds_bucket{runner_label=~"$scale_set"}' in e for e in exprs)
     assert [t["legendFormat"] for t in queue["targets"]] == [
-        "{{scale_set}} p50",
-        "{{scale_set}} p95",
+        "{{runner_label}} p50",
+        "{{runner_label}} p95",
     ]
+    now = titles["Jobs queued in GitHub now; the oldest one's wait"]["targets"]
+    assert [t["legendFormat"] for t in now] == [
+        "{{runner_label}} queued",
+        "{{runner_label}} oldest",
+    ]
+    start = titles["Runner start after assignment (p50, p95 of the last hour's jobs)"]["targets"]
+    assert all("gha_job_startup_duration_seconds_bucket" in t["expr"] for t in start)
     execution = titles["Execution time (p50, p95 of the last hour's jobs)"]["targets"]
     assert all("gha_job_execution_duration_seconds_bucket" in t["expr"] for t in execution)
     runners = [t["legendFormat"] for t in titles["Runners busy / idle / desired / max"]["targets"]]
@@ -99,8 +106,9 @@ def test_the_dashboard_answers_the_questions(board: dict[str, Any]) -> None:
     assert "DCGM_FI_DEV_FB_RESERVED" in titles["GPU memory used per GPU"]["targets"][0]["expr"]
     hours = [t["legendFormat"] for t in titles["GPU-hours used vs paid (cluster GPUs)"]["targets"]]
     assert hours == ["used (a process on the GPU)", "paid (GPU present)"]
-    in_range = titles["Queue time after assignment in range (partial; p50, p95)"]
+    in_range = titles["Queue time in range (p50, p95)"]
     assert in_range["type"] == "stat"
+    assert all("gpu_ci_queue_wait_seconds_bucket" in t["expr"] for t in in_range["targets"])
     assert all(t["instant"] and "[$__range]" in t["expr"] for t in in_range["targets"])
     assert [t["legendFormat"] for t in in_range["targets"]] == ["p50", "p95"]
     completed = titles["Jobs completed in range, by result"]["targets"]

@@ -231,14 +231,17 @@ def test_gpu_memory_without_the_reserve_exported(tmp_path: Path) -> None:
 
 
 def test_the_dashboard_runs_only_these_queries() -> None:
-    """The tests above cover every query the dashboard shows."""
+    """The tests above (and test_queue_promtool.py's, for the queue-time exporter's) cover
+    every query the dashboard shows."""
     shown = {
         t["expr"] for p in dashboard_json()["panels"] if p["type"] != "row" for t in p["targets"]
     }
     tested = {
         *(q.expr for q in queries.over_the_last_hour(queries.STARTUP)),
         *(q.expr for q in queries.over_the_last_hour(queries.EXECUTION)),
-        *(q.expr for q in queries.in_range(queries.STARTUP)),
+        *(q.expr for q in queries.queue_over_the_last_hour()),
+        *(q.expr for q in queries.queue_in_range()),
+        *(q.expr for q in queries.queued_now()),
         *(q.expr for q in queries.in_range(queries.EXECUTION)),
         queries.jobs_completed().expr,
         *(q.expr for q in queries.runners()),

@@ -167,7 +167,12 @@ def test_the_controller_serves_what_the_pod_monitors_scrape(
         r.inputs["metadata"]["name"]: r.inputs
         for r in example_runs["arc"].by_type(f"{MONITORING}:PodMonitor")
     }
-    assert sorted(monitors) == ["gpu-ci-arc-controller", "gpu-ci-arc-listeners"]
+    # and the queue-time exporter's (its own pod, not ARC's: test_queue_deploy.py)
+    assert sorted(monitors) == [
+        "gpu-ci-arc-controller",
+        "gpu-ci-arc-listeners",
+        "gpu-ci-queue-exporter",
+    ]
     spec = monitors["gpu-ci-arc-controller"]["spec"]
     assert _selects(spec["selector"], pod["metadata"]["labels"])
     assert spec["namespaceSelector"]["matchNames"] == [controller.release.namespace]

@@ -150,7 +150,7 @@ BAD_VALUES = [
         "gpu-ci:observability.retension: unknown key (did you mean 'retention'?); allowed "
         "keys: enabled, prometheus, namespace, releaseName, chartVersion, retention, "
         "retentionSize, scrapeInterval, storageSize, storageClassName, monitorLabels, "
-        "grafana, alerts",
+        "grafana, alerts, queueTime",
     ),
 ]
 

@@ -26,6 +26,7 @@ MONITORING = "gpu-ci:observability:Monitoring"
 PLATFORM = "gpu-ci:platform:RecipeReleases"
 POD_MONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
 PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 SECRET = "kubernetes:core/v1:Secret"
 PASSWORD = "random:index/randomPassword:RandomPassword"
@@ -172,9 +173,15 @@ def test_an_existing_prometheus_gets_monitors_and_dashboards_only(arc_run: Progr
         secret_keys={"gpu-ci:arc"},
     )
     monitoring = run.one(MONITORING)
-    kinds = sorted(r.type for r in children_of(run, monitoring))
-    assert kinds == [CONFIG_MAP, POD_MONITOR, POD_MONITOR, PROMETHEUS_RULE]
-    assert all(r.inputs["metadata"]["namespace"] == "observe" for r in children_of(run, monitoring))
+    children = children_of(run, monitoring)
+    # The queue-time exporter runs beside the App Secret it reads, in the runners' namespace.
+    exporter = [r for r in children if r.inputs["metadata"]["namespace"] == "arc-runners"]
+    assert sorted(r.type for r in exporter) == [DEPLOYMENT, CONFIG_MAP]
+    kinds = sorted(r.type for r in children if r not in exporter)
+    assert kinds == [CONFIG_MAP, POD_MONITOR, POD_MONITOR, POD_MONITOR, PROMETHEUS_RULE]
+    assert all(
+        r.inputs["metadata"]["namespace"] == "observe" for r in children if r not in exporter
+    )
     assert run.exports["observability"]["prometheus"] == "existing"
     assert run.exports["observability"]["portForward"] == []
     # Monitoring still comes first: the platform's ServiceMonitor needs the existing CRDs only.

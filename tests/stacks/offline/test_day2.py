@@ -340,8 +340,13 @@ def test_a_new_scale_set_only_creates(tmp_path: Path) -> None:
 
     result = changed("arc", add, tmp_path)
     found = ops(result)
-    assert set(found) == {"create"}
-    assert all("oracle-vm-gpu-a10-9" in name for name in found["create"])
+    assert all("oracle-vm-gpu-a10-9" in name for name in found.pop("create"))
+    # The queue-time exporter watches the new set's label too: its program's ConfigMap (data
+    # is immutable to pulumi-kubernetes) is replaced, its Deployment's pod restarted.
+    assert found == {
+        "replace": ("monitoring-queue-exporter-program",),
+        "update": ("monitoring-queue-exporter",),
+    }
 
 
 def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path) -> None:
