@@ -12,6 +12,7 @@ program's CLI, as in a job); the shell steps run in the stub sandbox (`runner`).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -527,3 +528,67 @@ def test_destroy_after_an_up_that_made_no_cluster_warns_naming_it(runner: Action
         "stopped before it made the cluster"
     ) in destroy.stdout
     assert not [c for c in destroy.calls if " destroy " in c]
+
+
+# -- the inputs the steps before configure use (issue #41) --------------------------------
+def test_the_first_step_takes_every_input_a_step_before_configure_uses() -> None:
+    """setup-python, prepare, the virtualenv and its cache run before configure checks the
+    inputs: each input one of them reads is checked by the first step instead."""
+    from tests.workflows.github_tools import load_github_yaml
+
+    steps = load_github_yaml(ACTION / "action.yml")["runs"]["steps"]
+    first = steps[0]
+    configure = next(i for i, s in enumerate(steps) if s.get("id") == "configure")
+    used = set()
+    for step in steps[1:configure]:
+        text = json.dumps({k: v for k, v in step.items() if k != "name"})
+        used |= set(re.findall(r"inputs\.([a-z0-9_-]+)", text))
+    assert used == {"command", "python-version", "cache"}, used
+    for name in used:
+        variable = "INPUT_" + name.upper().replace("-", "_")
+        assert first["env"][variable] == f"${{{{ inputs.{name} }}}}"
+
+
+@pytest.mark.parametrize(
+    ("python", "cache"),
+    [("3.11", "true"), ("3.12.4", "false"), ("3.13", "TRUE"), ("3.20", "False")],
+)
+def test_the_first_step_passes_a_python_and_a_cache_flag(
+    runner: ActionSandbox, python: str, cache: str
+) -> None:
+    run = runner.run("inputs", python_version=python, cache=cache)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "::" not in run.stdout
+
+
+@pytest.mark.parametrize(
+    "python", ["", "3.10", "3", "3.x", "pypy3.10", ">=3.11", "3.11\n3.12", "3.011", "2.7"]
+)
+def test_a_python_the_program_cannot_run_on_stops_the_first_step(
+    runner: ActionSandbox, python: str
+) -> None:
+    """Empty: setup-python would read the workspace's .python-version, the PR's file."""
+    run = runner.run("inputs", python_version=python)
+    assert run.returncode == 1
+    shown = python.replace("\n", "%0A")
+    value = f"'{shown}'" if python else "''"
+    assert run.stdout == (
+        f"::error title=gpu-ci input python-version::input python-version {value}: must be a "
+        "CPython release of 3.11 or newer, as X.Y or X.Y.Z (the program's requires-python), "
+        "e.g. 3.11\n"
+    )
+    assert "cluster-name" not in runner.step_outputs()
+
+
+def test_a_cache_flag_that_is_no_flag_stops_the_first_step(runner: ActionSandbox) -> None:
+    """`inputs.cache == 'true'` would read `yes` as false: the cache off without a word."""
+    run = runner.run("inputs", cache="yes", python_version="3.9")
+    assert run.returncode == 1
+    assert run.stdout.splitlines() == [
+        "::error title=gpu-ci input python-version::input python-version '3.9': must be a "
+        "CPython release of 3.11 or newer, as X.Y or X.Y.Z (the program's requires-python), "
+        "e.g. 3.11",
+        "::error title=gpu-ci input cache::input cache 'yes': must be true (cache the "
+        "virtualenv, the CLI, plugins and host tools) or false",
+    ]
+    assert run.stderr.endswith("2 problem(s) with the inputs, each in an annotation above\n")

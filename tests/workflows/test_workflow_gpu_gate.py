@@ -1,7 +1,10 @@
 """Every run of pull-request code on a GPU or self-hosted runner is gated, run by run.
 
-A self-hosted GPU runner (CNCF's `oracle-vm-gpu-a10-2`, gpu-ci's own `vm` runners) gives
-the job passwordless sudo and Docker on a VM that outlives it or shares its network. A
+A self-hosted GPU runner (CNCF's `oracle-vm-gpu-a10-2`, gpu-ci's own `vm` runners) runs
+the job on a VM that outlives it or shares its network, with root where the gpu-cluster
+action runs (a `vm-launcher` VM; a VM runner with `runner.jobRoot`). These gates are in the
+workflow file, which a fork's pull request edits: the settings that bind a fork are
+checked in test_adopter_settings.py (docs/ci-integration.md#the-gates-that-bind-a-fork). A
 label checked on the job gates the PR once: it stays on, so every later push from a fork
 would run unreviewed. So a job of a workflow triggered by `pull_request` or
 `pull_request_target` (directly, or as a reusable workflow one of those calls) whose

@@ -4,12 +4,16 @@
 # kind-action may still give, each taken as an alias of this action's input where it
 # means the same (cluster_name, node_image) or refused, naming what to use instead, never
 # ignored; then the cluster's name, checked (the later steps keep its state in a folder
-# named after it, $RUNNER_TEMP/gpu-ci/NAME). Each problem is one annotation titled after
+# named after it, $RUNNER_TEMP/gpu-ci/NAME); then the two inputs the steps before configure
+# use, python-version (actions/setup-python) and cache (actions/cache), so that none of
+# those steps runs on a bad value: every other input is configure's, which needs the
+# program's virtualenv (its plan is the program's own). Each problem is one annotation titled after
 # its input that names the input and the value given (escaped: a line break in a value
 # never reaches the runner as a workflow command); then one line counts them and the step
 # exits 1, and no later step runs.
-# Environment (action.yml): INPUT_COMMAND, INPUT_CLUSTER_NAME, INPUT_NODE_IMAGE, and
-# KIND_ACTION_<NAME> for each kind-action input NAME. Outputs: cluster-name and node-image
+# Environment (action.yml): INPUT_COMMAND, INPUT_CLUSTER_NAME, INPUT_NODE_IMAGE,
+# INPUT_PYTHON_VERSION, INPUT_CACHE (unset: their defaults), and KIND_ACTION_<NAME> for each
+# kind-action input NAME. Outputs: cluster-name and node-image
 # (the alias's value where the workflow gave that), aliases (`cluster-name=cluster_name`:
 # the names configure gives its problems).
 GPU_CI_STEP=inputs
@@ -99,6 +103,23 @@ if [ -n "${KIND_ACTION_NODE_IMAGE:-}" ]; then
   image="$KIND_ACTION_NODE_IMAGE"
   aliases+=(node-image=node_image)
 fi
+
+# actions/setup-python takes many spellings (ranges, PyPy, `3.x`, one a line); an empty one
+# makes it read .python-version from the workspace, the PR's own file (actions/setup-python
+# src/setup-python.ts @ v5.6.0, resolveVersionInputFromDefaultFile). The program needs
+# CPython 3.11 or newer (pyproject.toml's requires-python), exactly as X.Y or X.Y.Z.
+python_version="${INPUT_PYTHON_VERSION-3.11}"
+[[ $python_version =~ ^3\.(1[1-9]|[2-9][0-9])(\.(0|[1-9][0-9]*))?$ ]] ||
+  problem python-version "$python_version" \
+    "must be a CPython release of 3.11 or newer, as X.Y or X.Y.Z (the program's requires-python), \
+e.g. 3.11"
+# action.yml runs the cache steps on `inputs.cache == 'true'` (GitHub compares ignoring
+# case): any other word would turn the cache off without a word.
+cache="${INPUT_CACHE-true}"
+case "${cache,,}" in
+  true | false) ;;
+  *) problem cache "$cache" "must be true (cache the virtualenv, the CLI, plugins and host tools) or false" ;;
+esac
 
 if [ "$problems" -gt 0 ]; then
   log "stopped before anything was done: $problems problem(s) with the inputs, each in an annotation above"
