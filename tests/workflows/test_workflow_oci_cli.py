@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tools.tasks.upstream_tools import required
+
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 PULUMI_ACTION = "pulumi/actions@"
@@ -284,12 +286,15 @@ def test_without_the_oci_secrets_the_configure_script_writes_nothing(tmp_path: P
 def test_the_oci_cli_accepts_the_written_config(tmp_path: Path) -> None:
     """End to end, offline: generate-token only signs a URL, so a fake identity suffices.
 
-    Needs the pinned OCI CLI on PATH and openssl; skipped without them (CI does not install
-    the CLI for the tests).
+    Needs the pinned OCI CLI on PATH and openssl: `.ci/run` installs the CLI, so where CI
+    runs their absence fails; elsewhere the test skips, saying what to install.
     """
     oci, openssl = shutil.which("oci"), shutil.which("openssl")
     if oci is None or openssl is None:
-        pytest.skip("needs `oci` (pip install oci-cli==PIN) and openssl on PATH")
+        missing = "needs `oci` (pip install oci-cli==PIN, as .ci/run does) and openssl on PATH"
+        if required():
+            pytest.fail(missing)
+        pytest.skip(missing)
     version = subprocess.run([oci, "--version"], capture_output=True, text=True, check=True)
     assert version.stdout.strip() == _pinned_version(_stack_workflow())
     key = subprocess.run(
