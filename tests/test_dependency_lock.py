@@ -3,7 +3,8 @@
 `requirements.in` and `requirements-dev.in` are the direct pins people edit; `python3 tasks.py
 lock` turns each into a lock (`requirements.txt`, `requirements-dev.txt`): every transitive
 dependency pinned with `==` and the SHA-256 of each of its files. tasks.py's set-up and .ci/run
-install the dev lock with `pip install --require-hashes`; Pulumi's pip toolchain installs
+install the dev lock with `uv pip install --require-hashes` (uv itself from the dev lock's pin,
+by pip, hash-checked; or pip's own `--require-hashes`); Pulumi's pip toolchain installs
 `requirements.txt`, where pip's hash-checking mode turns on by itself (a requirement has a hash).
 """
 
@@ -206,16 +207,20 @@ def test_the_set_up_installs_the_dev_lock_hash_checked(
 
         def create(self, folder: Path) -> None:
             calls.append(("venv", str(folder)))
+            folder.mkdir()
 
     monkeypatch.setattr(venv_setup, "STAMP", tmp_path / "stamp")
     monkeypatch.setattr(venv_setup, "VENV", tmp_path / ".venv")
     monkeypatch.setattr(venv_setup, "BIN", tmp_path / ".venv" / "bin")  # no python yet
     monkeypatch.setattr(venv, "EnvBuilder", Builder)
     monkeypatch.setattr(venv_setup, "run", lambda *argv: calls.append(tuple(map(str, argv))))
+    monkeypatch.setattr(venv_setup, "attempt", lambda *argv: calls.append(tuple(map(str, argv))))
+    monkeypatch.delenv(venv_setup.INSTALLER, raising=False)
     venv_setup.setup()
     assert calls.pop(0) == ("venv", str(tmp_path / ".venv"))
-    (argv,) = calls
-    assert argv[1:4] == ("-m", "pip", "install")
+    bootstrap, argv = calls  # uv from the dev lock by pip, then the lock by uv; both checked
+    assert bootstrap[1:4] == ("-m", "pip", "install") and "--require-hashes" in bootstrap
+    assert argv[0] == str(tmp_path / ".venv" / "bin" / "uv") and argv[1:3] == ("pip", "install")
     assert "--require-hashes" in argv
     assert argv[argv.index("-r") + 1] == DEV_LOCK
     assert (tmp_path / "stamp").read_text() == venv_setup._digest()
@@ -258,6 +263,7 @@ def test_setup_updates_an_existing_venv_in_place(
     monkeypatch.setattr(venv_setup, "STAMP", tmp_path / ".venv" / ".stamp")
     monkeypatch.setattr(venv.EnvBuilder, "create", lambda self, env: made.append(env))
     monkeypatch.setattr(venv_setup, "run", lambda *argv: calls.append(argv))
+    monkeypatch.setenv(venv_setup.INSTALLER, "pip")
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "python").write_text("")
     venv_setup.setup()

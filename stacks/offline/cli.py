@@ -16,7 +16,7 @@ import pulumi
 from core.errors import GpuCiError, write_output
 from stacks.offline import state_dirs
 from stacks.offline.charts import cli as cli_charts
-from stacks.offline.diff import diff_files
+from stacks.offline.diff import DIFFERENT_STACKS, diff_files
 from stacks.offline.diff_dirs import diff_dirs
 from stacks.offline.mermaid import render_mermaid
 from stacks.offline.plan import REPO, PlanCache, plan_run
@@ -31,6 +31,7 @@ USAGE = (
   python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
   python -m stacks plan --all [--json-dir DIR]
   python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
+  python -m stacks diff BASE.json OTHER.json --different-stacks (two stacks, on purpose)
   python -m stacks diff BASE_DIR HEAD_DIR [--markdown] [--json FILE]
   python -m stacks diff --state EXPORT.json HEAD.json (or EXPORT_DIR HEAD_DIR)
 """
@@ -109,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
         help="BASE is a `pulumi stack export` file (or a dir of STACK.json exports): what "
         "`pulumi up` of HEAD does to the deployed stack (docs/day-2.md)",
     )
+    diff.add_argument(
+        DIFFERENT_STACKS,
+        action="store_true",
+        help="compare two snapshots of different stacks (a renamed or copied stack) on "
+        "purpose; without it, two stacks' plans are refused (exit 2)",
+    )
+    diff.set_defaults(usage_error=diff.error)
     cli_charts.add_parser(sub)
     return parser
 
@@ -129,6 +137,12 @@ def _check_charts(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    if args.different_stacks and (args.state or args.base.is_dir() or args.head.is_dir()):
+        # Folders pair stacks by name and refuse a STACK.json of another stack; an export
+        # and a plan must be one stack (`check_same_stack`): neither compares two on purpose.
+        args.usage_error(
+            f"{DIFFERENT_STACKS} compares two plan snapshot files, not --state or dirs"
+        )
     if args.state:
         return state_dirs.run(args.base, args.head, markdown=args.markdown, json_out=args.json)
     if args.base.is_dir() or args.head.is_dir():
@@ -136,7 +150,13 @@ def _diff(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return code
     try:
-        code, text = diff_files(args.base, args.head, markdown=args.markdown, json_out=args.json)
+        code, text = diff_files(
+            args.base,
+            args.head,
+            markdown=args.markdown,
+            json_out=args.json,
+            different_stacks=args.different_stacks,
+        )
     except GpuCiError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

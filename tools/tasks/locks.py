@@ -37,6 +37,19 @@ def locked_packages(lock_file: str) -> dict[str, bool]:
     return packages
 
 
+def locked_entry(lock_file: str, name: str) -> str:
+    """One package's entry in a lock, its `==` pin and every `--hash` line, as pip reads it
+    (`name` as the lock spells it); "" if the lock has none."""
+    lines = (ROOT / lock_file).read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(f"{name}=="):
+            entry = [line]
+            while entry[-1].endswith("\\"):
+                entry.append(lines[i + len(entry)])
+            return "\n".join(entry) + "\n"
+    return ""
+
+
 def lock(extra: list[str]) -> None:
     """Regenerate each lock from its direct pins with the pinned uv (requirements-dev.in).
 
