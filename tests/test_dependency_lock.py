@@ -243,10 +243,13 @@ def test_the_set_up_stamp_covers_the_locks_and_the_pins(
 
 def test_ci_installs_through_the_readme_test_command() -> None:
     """CI runs `tasks.py test`, whose set-up installs the dev lock hash-checked (above);
-    a second install of its own into the same .venv would only be another way to drift."""
+    a second install of its own into the same .venv would only be another way to drift.
+    The one other install is the OCI CLI, into a venv of its own outside the checkout."""
     script = (ROOT / ".ci" / "run").read_text()
     lines = [line.split("#", 1)[0] for line in script.splitlines()]
-    assert [line for line in lines if re.search(r"\bpip install\b|-m venv\b", line)] == []
+    installs = [line for line in lines if re.search(r"\bpip install\b|-m venv\b", line)]
+    assert [line for line in installs if '"$oci_venv' not in line] == []
+    assert ".venv" not in "".join(installs)
     assert any("python3 tasks.py test" in line for line in lines)
 
 

@@ -6,6 +6,7 @@ import pulumi
 import pulumi_oci as oci
 
 from components.base import ComponentArgs, PulumiInput, child
+from components.names import generation_suffix
 from components.oci.cloud_init import encode_user_data
 
 
@@ -78,7 +79,7 @@ class OciGpuInstance(pulumi.ComponentResource):
         if args.ssh_authorized_keys:
             metadata["ssh_authorized_keys"] = "\n".join(args.ssh_authorized_keys)
         instance = oci.core.Instance(
-            name if args.generation == 0 else f"{name}-g{args.generation}",
+            f"{name}{generation_suffix(args.generation)}",
             compartment_id=args.compartment_id,
             availability_domain=args.availability_domain,
             shape=args.shape,

@@ -23,12 +23,13 @@ from stacks.offline.plan import REPO, PlanCache, plan_run
 from stacks.offline.plan_all import plan_all, write_all
 from stacks.offline.snapshot import dumps, snapshot_of
 from stacks.offline.stack_file import stacks_here
+from stacks.offline.state_synthetic import export_of
 from stacks.offline.tree import render_tree
 
 USAGE = (
     """The offline plan of a stack, and the diff of two plans.
 
-  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]
+  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--export FILE] [--quiet]
   python -m stacks plan --all [--json-dir DIR]
   python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]
   python -m stacks diff BASE.json OTHER.json --different-stacks (two stacks, on purpose)
@@ -63,6 +64,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--json", type=Path, metavar="FILE", help="write the plan snapshot")
     plan.add_argument("--mermaid", type=Path, metavar="FILE", help="write a Mermaid flowchart")
+    plan.add_argument(
+        "--export",
+        type=Path,
+        metavar="FILE",
+        help="write the `pulumi stack export` a `pulumi up` of this plan would leave (secrets "
+        "encrypted with no key): a state to try `diff --state` on without a deployed stack",
+    )
     plan.add_argument(
         "--quiet", action="store_true", help="print only the resource count, not the tree"
     )
@@ -173,8 +181,8 @@ def _plan_args(args: argparse.Namespace) -> None:
             if args.all
             else "give a STACK, or --all for every Pulumi.*.yaml stack"
         )
-    if args.all and (args.json or args.mermaid):
-        error("--all: --json and --mermaid are per stack; give --json-dir DIR")
+    if args.all and (args.json or args.mermaid or args.export):
+        error("--all: --json, --mermaid and --export are per stack; give --json-dir DIR")
     if args.json_dir and not args.all:
         error("--json-dir goes with --all; one stack's snapshot is --json FILE")
 
@@ -202,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
             write_output(args.json, dumps(snap), "--json")
         if args.mermaid:
             write_output(args.mermaid, render_mermaid(snap), "--mermaid")
+        if args.export:
+            write_output(args.export, dumps(export_of(snap)), "--export")
     except GpuCiError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -52,7 +52,8 @@ def test_help_keeps_its_usage_lines_apart() -> None:
     done = cli("--help")
     assert done.returncode == 0
     assert (
-        "\n  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--quiet]\n" in done.stdout
+        "\n  python -m stacks plan STACK [--json FILE] [--mermaid FILE] [--export FILE] [--quiet]\n"
+        in done.stdout
     )
     assert (
         "\n  python -m stacks diff BASE.json HEAD.json [--markdown] [--json FILE]\n" in done.stdout

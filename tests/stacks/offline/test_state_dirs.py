@@ -98,3 +98,25 @@ def test_an_export_and_a_dir_do_not_mix(
     assert capsys.readouterr().err == (
         f"error: give an export and a plan, or a dir of each: {exports / 'dev.json'}, {head}\n"
     )
+
+
+def test_plan_export_writes_the_state_its_up_would_leave(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan STACK --export FILE`: the synthetic export, byte for byte what `export_of` makes of
+    the plan, and one `diff --state` reads as that same stack with no changes."""
+    export, head = tmp_path / "gpu-dev-state.json", tmp_path / "head.json"
+    assert main(["plan", "gpu-dev", "--quiet", "--export", str(export), "--json", str(head)]) == 0
+    assert json.loads(export.read_text()) == export_of(json.loads(head.read_text()))
+    capsys.readouterr()
+    assert main(["diff", "--state", str(export), str(head)]) == 0
+    assert "gpu-ci/gpu-dev (deployed state) → gpu-ci/gpu-dev: no changes" in capsys.readouterr().out
+
+
+def test_plan_export_is_per_stack(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["plan", "--all", "--export", "x.json"])
+    assert stopped.value.code == 2
+    assert "--all: --json, --mermaid and --export are per stack; give --json-dir DIR" in (
+        capsys.readouterr().err
+    )
