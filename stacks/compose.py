@@ -214,12 +214,24 @@ def _build_deployed(
         # The recipe's Prometheus: its CRDs come with the platform, the monitors after it.
         layer = target.deploy(watched, overrides=with_dcgm_monitor(obs, watched.resolved))
         monitoring = build_observability_layer(
-            obs, resolved, provider, arc=arc_config, after=[layer.releases], placement=placement
+            obs,
+            resolved,
+            provider,
+            arc=arc_config,
+            after=[layer.releases],
+            placement=placement,
+            hosts=prepared.hosts,
         )
     else:  # the CRDs first, then what uses them
         waits = list(arc.system_after) if arc is not None else []
         monitoring = build_observability_layer(
-            obs, resolved, provider, arc=arc_config, after=waits, placement=placement
+            obs,
+            resolved,
+            provider,
+            arc=arc_config,
+            after=waits,
+            placement=placement,
+            hosts=prepared.hosts,
         )
         if watched is not None:
             target.deploy(

@@ -11,6 +11,8 @@ alert list, and reach an Alertmanager where one is configured. Thresholds: Alert
   queue-time exporter; ARC's assigned-but-not-running where the exporter is off), runners not
   registering or failing, a listener, the controller or the exporter not answering, GPUs idle
   while jobs wait.
+- VM runners without ARC, where the queue-time exporter watches them: jobs waiting for a
+  runner (the whole queue time) and the exporter not answering, in a group of their own.
 """
 
 from __future__ import annotations
@@ -184,10 +186,18 @@ def arc_rules(cfg: AlertsConfig, *, queue_time: bool = False) -> list[dict[str, 
     ]
 
 
+def queue_rules(cfg: AlertsConfig) -> list[dict[str, Any]]:
+    """The queue-time exporter's rules where there is no ARC (VM runners): the whole queue
+    time's GpuJobsWaiting and GpuQueueExporterFailing, as ARC's group has them."""
+    return [jobs_waiting(cfg, whole=True), exporter_rule(cfg)]
+
+
 def rule_groups(cfg: AlertsConfig, *, arc: bool, queue_time: bool = False) -> list[dict[str, Any]]:
     """The PrometheusRule's `spec.groups`: the GPU rules, and ARC's where the stack has ARC
-    (`queue_time`: with the queue-time exporter)."""
+    (`queue_time`: with the queue-time exporter), or the exporter's alone (VM runners)."""
     groups = [{"name": "gpu-ci.gpus", "rules": gpu_rules(cfg)}]
     if arc:
         groups.append({"name": "gpu-ci.arc", "rules": arc_rules(cfg, queue_time=queue_time)})
+    elif queue_time:
+        groups.append({"name": "gpu-ci.queue", "rules": queue_rules(cfg)})
     return groups

@@ -5,8 +5,9 @@ Children, on the cluster of `opts.provider`, after what `opts.depends_on` names:
   generated one: both Pulumi secrets) and the kube-prometheus-stack release, whose CRDs the
   monitors (and the GPU operator's DCGM ServiceMonitor) need, so they come after it;
 - a PodMonitor for ARC's listeners and one for its controller, when the stack runs ARC;
-- the queue-time exporter, where the stack runs ARC (queue_deploy.py): its program's
-  ConfigMap and Deployment beside the GitHub App Secret it reads, and its PodMonitor;
+- the queue-time exporter, where the stack runs ARC or VM runners (queue_deploy.py): its
+  program's ConfigMap and Deployment beside the GitHub App Secret it reads (for VM runners,
+  its own namespace and a Secret holding their App, a Pulumi secret), and its PodMonitor;
 - the "GPU CI" dashboard as a ConfigMap Grafana's sidecar loads (dashboard.py);
 - the PrometheusRule `gpu-ci-alerts` (alerts.py), labelled for the Prometheus's `ruleSelector`:
   the monitors' labels, and `release: <release name>` where gpu-ci deploys the stack (the
@@ -42,8 +43,10 @@ from components.observability.queue_deploy import (
 )
 from components.observability.queue_deploy import (
     QueueExporterArgs,
+    app_secret_data,
     deployment_spec,
     monitor_spec,
+    own_namespace_labels,
     program_data,
 )
 from components.observability.stack_values import (
@@ -67,7 +70,7 @@ class MonitoringArgs(ComponentArgs):
     """Deploy kube-prometheus-stack (False: `prometheus: existing`, or the recipe has one)."""
     arc: ArcScrape | None = None
     queue: QueueExporterArgs | None = None
-    """The queue-time exporter, where the stack runs ARC."""
+    """The queue-time exporter, where the stack runs ARC or VM runners."""
     placement: Placement = Field(default_factory=Placement)
     """Where Prometheus, Grafana and the operator run (an OKE CPU pool)."""
     timeout_s: int = Field(default=900, ge=60, le=3600)
@@ -176,17 +179,18 @@ class Monitoring(pulumi.ComponentResource):
         """Its program and Deployment beside the App Secret, and its PodMonitor."""
         labels = {**MANAGED_LABELS, "app.kubernetes.io/name": QUEUE_EXPORTER}
         data = program_data(queue)
+        own = self._queue_app_secret(name, queue, after) if queue.github_app else []
         program = k8s.core.v1.ConfigMap(
             f"{name}-queue-exporter-program",
             metadata={"name": QUEUE_EXPORTER, "namespace": queue.namespace, "labels": labels},
             data=data,
-            opts=child(self, depends_on=after),
+            opts=child(self, depends_on=[*after, *own[:1]]),
         )
         deployment = k8s.apps.v1.Deployment(
             f"{name}-queue-exporter",
             metadata={"name": QUEUE_EXPORTER, "namespace": queue.namespace, "labels": labels},
             spec=deployment_spec(queue, QUEUE_EXPORTER, data, args.placement),
-            opts=child(self, depends_on=[*after, program]),
+            opts=child(self, depends_on=[*after, *own, program]),
         )
         self.monitor_names.append(QUEUE_EXPORTER)
         self.monitors.append(
@@ -204,6 +208,35 @@ class Monitoring(pulumi.ComponentResource):
             )
         )
         return deployment
+
+    def _queue_app_secret(
+        self, name: str, queue: QueueExporterArgs, after: list[pulumi.Resource]
+    ) -> list[pulumi.Resource]:
+        """VM runners: the exporter's namespace and the Secret with their App, a Pulumi
+        secret in state (as Grafana's admin Secret); [namespace, secret]."""
+        assert queue.github_app is not None
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-queue-exporter-ns",
+            metadata={"name": queue.namespace, "labels": own_namespace_labels()},
+            opts=child(self, depends_on=after),
+        )
+        data = app_secret_data(queue.github_app)
+        secret = k8s.core.v1.Secret(
+            f"{name}-queue-exporter-github-app",
+            metadata={
+                "name": queue.secret,
+                "namespace": queue.namespace,
+                "labels": dict(MANAGED_LABELS),
+            },
+            type="Opaque",
+            string_data={key: pulumi.Output.secret(value) for key, value in data.items()},
+            opts=child(
+                self,
+                depends_on=[*after, namespace],
+                additional_secret_outputs=["stringData", "data"],
+            ),
+        )
+        return [namespace, secret]
 
     def _alerts(
         self,

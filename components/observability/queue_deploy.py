@@ -2,12 +2,15 @@
 
 The program is the stdlib-only package queue_exporter/, shipped as a ConfigMap (its files
 and `config.json`) and run by the pinned python image (components/pins.py) as
-`python -m queue_exporter`. It runs in the namespace of the GitHub App Secret it reads (the
-scale sets', `arc.runnersNamespace`), which it mounts read-only: no ServiceAccount token, no
-RBAC, no write anywhere but its emptyDir (the record of observed jobs, kept across container
-restarts). Non-root, read-only root filesystem, every capability dropped, seccomp
-RuntimeDefault: the Pod Security Standards' `restricted` profile. One replica, recreated on
-change: two exporters would observe the same jobs.
+`python -m queue_exporter`. It runs in the namespace of the GitHub App Secret it reads,
+which it mounts read-only: beside ARC, the scale sets' (`arc.runnersNamespace`); for VM
+runners, a Secret of its own with the runners' App, in a namespace of its own
+(`OWN_NAMESPACE`), so that no role granted in the monitoring namespace (a dashboard
+maintainer's `edit`) reads the App key. No ServiceAccount token, no RBAC, no write anywhere
+but its emptyDir (the record of observed jobs, kept across container restarts). Non-root,
+read-only root filesystem, every capability dropped, seccomp RuntimeDefault: the Pod
+Security Standards' `restricted` profile. One replica, recreated on change: two exporters
+would observe the same jobs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from components.arc.pod_spec import Placement
+from components.base import MANAGED_LABELS
+from components.host.runner_config import GithubAppConfig
 from components.observability.metrics import QUEUE_BUCKETS
 from components.observability.queue_exporter.__main__ import DEFAULT_PORT
 from components.observability.queue_time_config import QueueTimeConfig
@@ -39,7 +44,14 @@ APP_KEYS = {
     "github_app_private_key": "private_key",
 }
 """The scale sets' Secret's keys (components/arc/scale_set.py, ARC's githubConfigSecret) and
-the files they are mounted as."""
+the files they are mounted as. The exporter's own Secret (VM runners) has the same keys."""
+OWN_NAMESPACE, OWN_SECRET = NAME, f"{NAME}-github-app"
+"""Where the exporter runs with a Secret of its own (VM runners), and that Secret: a
+namespace holding only the exporter."""
+PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
+"""Pod Security Admission's label (kubernetes/kubernetes
+`staging/src/k8s.io/pod-security-admission/api/constants.go` `EnforceLevelLabel`): its
+`restricted` level admits the exporter's pod and nothing looser."""
 
 
 class QueueExporterArgs(BaseModel):
@@ -52,6 +64,24 @@ class QueueExporterArgs(BaseModel):
     labels: tuple[str, ...]
     config: QueueTimeConfig
     api_url: str = API_URL
+    github_app: GithubAppConfig | None = None
+    """The VM runners' App: the exporter gets `secret` holding it, in `namespace`, both its
+    own. None: `secret` is the scale sets' (ARC), which the exporter only reads."""
+
+
+def own_namespace_labels() -> dict[str, str]:
+    """The exporter's own namespace: Pod Security `restricted` enforced."""
+    return {**MANAGED_LABELS, PSA_ENFORCE: "restricted"}
+
+
+def app_secret_data(app: GithubAppConfig) -> dict[str, str]:
+    """The exporter's own Secret, keyed as the scale sets' (APP_KEYS), so the program reads
+    the same files whichever Secret it mounts."""
+    return {
+        "github_app_id": str(app.appId),
+        "github_app_installation_id": str(app.installationId),
+        "github_app_private_key": app.privateKey.get_secret_value(),
+    }
 
 
 def settings(args: QueueExporterArgs) -> dict[str, Any]:

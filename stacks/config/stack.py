@@ -19,6 +19,7 @@ from components.cluster.errors import ClusterSpecError
 from components.host.host_config import HostConfig
 from components.host.runner_config import RunnerConfig
 from components.observability.observability_config import ObservabilityConfig
+from components.observability.queue_time_config import runner_repository
 from components.oci.shapes import GPU_SHAPES
 from components.platform.platform_config import PlatformConfig
 from stacks.config.capacity import CapacityKeys
@@ -194,12 +195,7 @@ class StackConfig(CapacityKeys):
                 "(a VM runner without a cluster runs no GPU exporter); set one, or enable "
                 "observability in the stack that deploys onto the cluster"
             )
-        if obs.queueTime.enabled and arc is None:
-            raise ValueError(
-                "queueTime.enabled, but this stack runs no ARC (gpu-ci:arc): the queue-time "
-                "exporter reads GitHub with the scale sets' App Secret; remove "
-                "queueTime.enabled or deploy it from the stack with the scale sets"
-            )
+        _queue_time_has_runners(obs, arc, info)
         on = obs.enabled if obs.enabled is not None else (platform is not None or arc is not None)
         if on and arc is not None and arc.controller.metrics is False:
             raise ValueError(
@@ -229,6 +225,41 @@ class StackConfig(CapacityKeys):
     def referenced_stacks(self) -> list[str]:
         """Other stacks this stack reads through StackReferences: each once, in key order."""
         return list(dict.fromkeys(self.cluster_stacks().values()))
+
+
+def _queue_time_has_runners(obs: ObservabilityConfig, arc: object, info: ValidationInfo) -> None:
+    """The queue-time exporter reads GitHub with the runners' App: ARC's scale sets', else the
+    VM runners' (gpu-ci:runner), whose installation must reach repositories: an enterprise's
+    does not (GitHub docs, `apps/using-github-apps/installing-a-github-app-on-your-enterprise`:
+    no organization or repository permissions). A runner key that is invalid itself says so
+    on its own."""
+    if arc is not None or "runner" not in info.data:
+        return
+    runner: RunnerConfig | None = info.data["runner"]
+    queue = obs.queueTime
+    if queue.enabled and runner is None:
+        raise ValueError(
+            "queueTime.enabled, but this stack runs no ARC (gpu-ci:arc) and registers no VM "
+            "runner (gpu-ci:runner): the queue-time exporter reads GitHub with their GitHub "
+            "App; remove queueTime.enabled or deploy it from the stack with the runners"
+        )
+    if queue.enabled and runner is not None and runner.scope == "enterprise":
+        raise ValueError(
+            f"queueTime.enabled, but the VM runners register at {runner.url}, an enterprise: "
+            "their GitHub App's installation there reaches no repository's workflow runs "
+            "(GitHub grants an enterprise installation enterprise permissions only); remove "
+            "queueTime.enabled"
+        )
+    repository = runner_repository(runner.url) if runner is not None else None
+    if runner is None or repository is None or queue.enabled is False:
+        return
+    listed = [r for r in queue.repositories if r.casefold() != repository.casefold()]
+    if listed:
+        raise ValueError(
+            f"queueTime.repositories lists {listed}, but the VM runners register at "
+            f"{runner.url} and take only its jobs; remove queueTime.repositories (it is "
+            f"{repository} already)"
+        )
 
 
 def _api_server_address(address: str, port: int) -> None:

@@ -13,6 +13,8 @@ The GPU operator's exporter gets its ServiceMonitor through the recipe's values
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pulumi
 
 from components.arc.capacity_config import ArcConfig
@@ -21,12 +23,16 @@ from components.observability.monitoring import Monitoring, MonitoringArgs
 from components.observability.monitors import ArcScrape
 from components.observability.observability_config import ObservabilityConfig
 from components.observability.queries import USAGE_QUERIES
-from components.observability.queue_deploy import QueueExporterArgs
+from components.observability.queue_deploy import OWN_NAMESPACE, OWN_SECRET, QueueExporterArgs
+from components.observability.queue_time_config import runner_repository
 from components.observability.stack_values import grafana_service, prometheus_service
 from components.platform.overrides import PlatformOverrides
 from recipes.model import ComponentRef
 from stacks.config.recipe import PreparedPlatform
 from stacks.outputs import Export, ObservabilityOutputs
+
+if TYPE_CHECKING:
+    from stacks.layers.host import PreparedHosts
 
 RECIPE_STACK = "kube-prometheus-stack"
 GPU_OPERATOR = "gpu-operator"
@@ -68,17 +74,40 @@ def with_dcgm_monitor(obs: ObservabilityConfig, prepared: PreparedPlatform) -> P
     return overrides.over(GPU_OPERATOR, {"dcgmExporter": {"serviceMonitor": monitor}})
 
 
-def queue_exporter(obs: ObservabilityConfig, arc: ArcConfig | None) -> QueueExporterArgs | None:
-    """The queue-time exporter where the stack runs ARC (unless `queueTime.enabled: false`):
-    beside the scale sets' App Secret, `existingSecret` or the first set's `<name>-github-app`
-    (components/arc/scale_set.py names it so; every set's holds the same App)."""
+def queue_exporter(
+    obs: ObservabilityConfig, arc: ArcConfig | None, hosts: PreparedHosts | None = None
+) -> QueueExporterArgs | None:
+    """The queue-time exporter (unless `queueTime.enabled: false`). Where the stack runs
+    ARC: beside the scale sets' App Secret, `existingSecret` or the first set's
+    `<name>-github-app` (components/arc/scale_set.py names it so; every set's holds the same
+    App). Else where it registers VM runners of an organization or repository: with a
+    Secret of its own holding their App, watching the labels they register with
+    (`hosts.runners`, as the host layer computes them) and, when their URL names a
+    repository, that repository (they take no other's jobs)."""
     queue = obs.queueTime
-    if arc is None or queue.enabled is False:
+    if queue.enabled is False:
         return None
-    secret = arc.existingSecret or f"{arc.scaleSets[0].name}-github-app"
-    labels = tuple(queue.labels or [s.name for s in arc.scaleSets])
+    if arc is not None:
+        secret = arc.existingSecret or f"{arc.scaleSets[0].name}-github-app"
+        labels = tuple(queue.labels or [s.name for s in arc.scaleSets])
+        return QueueExporterArgs(
+            namespace=arc.runnersNamespace, secret=secret, labels=labels, config=queue
+        )
+    runner = hosts.config.runner if hosts is not None else None
+    if hosts is None or runner is None or not hosts.runners:
+        return None
+    registered = hosts.runners[0]  # every host's runner has the same labels and URL
+    if registered.github_scope.startswith("enterprises/"):
+        return None  # an enterprise's installation reads no repository (stacks/config/stack.py)
+    repository = runner_repository(registered.github_url)
+    if repository is not None:
+        queue = queue.model_copy(update={"repositories": [repository]})
     return QueueExporterArgs(
-        namespace=arc.runnersNamespace, secret=secret, labels=labels, config=queue
+        namespace=OWN_NAMESPACE,
+        secret=OWN_SECRET,
+        labels=tuple(queue.labels or registered.runner_labels),
+        config=queue,
+        github_app=runner.githubApp,
     )
 
 
@@ -90,8 +119,10 @@ def build_observability_layer(
     arc: ArcConfig | None,
     after: list[pulumi.Resource],
     placement: Placement | None = None,
+    hosts: PreparedHosts | None = None,
 ) -> Monitoring:
-    """`arc`: the ARC whose controller and listeners are scraped too, when the stack has it."""
+    """`arc`: the ARC whose controller and listeners are scraped too, when the stack has it.
+    `hosts`: the host layer, whose VM runners' queue time is measured where there is no ARC."""
     deploy_stack = deploys_stack(obs, prepared)
     component = _recipe_stack(prepared)  # its monitors and dashboards go where it is
     if component is not None and component.namespace:
@@ -105,7 +136,7 @@ def build_observability_layer(
             config=obs,
             deploy_stack=deploy_stack,
             arc=scrape,
-            queue=queue_exporter(obs, arc),
+            queue=queue_exporter(obs, arc, hosts),
             placement=placement or Placement(),
         ),
         pulumi.ResourceOptions(provider=provider, depends_on=after),

@@ -33,6 +33,8 @@ ARC_ALERTS = [
 ]
 QUEUE_ALERTS = [ARC_ALERTS[0], "GpuQueueExporterFailing", *ARC_ALERTS[1:]]
 """With the queue-time exporter (on wherever ARC is, by default)."""
+RUNNER_QUEUE_ALERTS = ["GpuJobsWaiting", "GpuQueueExporterFailing"]
+"""VM runners without ARC: the exporter's group alone."""
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
 
 
@@ -60,8 +62,13 @@ def test_every_stack_with_observability_plans_the_rule(stack: str) -> None:
     (rule,) = rules
     assert rule.parent == monitoring[0].urn
     assert rule.inputs["metadata"]["name"] == RULE_NAME
-    has_arc = bool(run.by_type("kubernetes:monitoring.coreos.com/v1:PodMonitor"))
-    assert alerts(rule.inputs["spec"]["groups"]) == GPU_ALERTS + (QUEUE_ALERTS if has_arc else [])
+    monitors = {m.name for m in run.by_type("kubernetes:monitoring.coreos.com/v1:PodMonitor")}
+    expected = GPU_ALERTS
+    if "monitoring-arc-listeners" in monitors:
+        expected = GPU_ALERTS + QUEUE_ALERTS
+    elif "monitoring-queue-exporter-monitor" in monitors:  # VM runners (dev)
+        expected = GPU_ALERTS + RUNNER_QUEUE_ALERTS
+    assert alerts(rule.inputs["spec"]["groups"]) == expected
     # the release's CRDs (and operator) come first: the rule waits for the release
     releases = [
         r.urn for r in run.by_type("kubernetes:helm.sh/v3:Release") if r.name == "monitoring"
@@ -115,7 +122,9 @@ def test_alerts_off_plans_no_rule() -> None:
     assert run.by_type(RULE) == []
 
 
-@pytest.mark.parametrize(("arc", "queue"), [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize(
+    ("arc", "queue"), [(False, False), (False, True), (True, False), (True, True)]
+)
 def test_the_rules_parse_as_prometheus_parses_them(tmp_path: Path, arc: bool, queue: bool) -> None:
     groups = rule_groups(AlertsConfig(), arc=arc, queue_time=queue)
     ok, output = check_rules(tmp_path, groups)
@@ -156,3 +165,16 @@ def test_the_defaults() -> None:
     assert [getattr(cfg, k) for k in THRESHOLDS] == ["15m", "20m", "5m", "15m", "5m"]
     with pytest.raises(ValidationError):
         AlertsConfig(jobsWaitingLongerThan="15m", unknown="x")  # type: ignore[call-arg]
+
+
+def test_vm_runners_get_the_exporters_rules_as_arc_has_them() -> None:
+    cfg = AlertsConfig(jobsWaitingLongerThan="20m")
+    gpus, queue = rule_groups(cfg, arc=False, queue_time=True)
+    assert (gpus["name"], queue["name"]) == ("gpu-ci.gpus", "gpu-ci.queue")
+    with_arc = {
+        r["alert"]: r for g in rule_groups(cfg, arc=True, queue_time=True) for r in g["rules"]
+    }
+    assert queue["rules"] == [with_arc[alert] for alert in RUNNER_QUEUE_ALERTS]
+    assert queue["rules"][0]["expr"] == (
+        "max by (runner_label) (gpu_ci_queue_oldest_job_age_seconds) > 1200"
+    )

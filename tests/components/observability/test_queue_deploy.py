@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+import pulumi
 import pytest
 from pydantic import ValidationError
 
@@ -128,10 +129,16 @@ def test_off_plans_none_of_it() -> None:
     assert not [r for r in run.registrations if "queue-exporter" in r.name]
 
 
-def test_enabled_without_arc_is_one_message() -> None:
-    with pytest.raises(Exception) as caught:
+def test_enabled_without_arc_or_a_vm_runner_is_one_message() -> None:
+    with pytest.raises(pulumi.RunError) as caught:
         run_stack(dev_stack(**{"gpu-ci:observability": {"queueTime": {"enabled": True}}}))
-    assert "queueTime.enabled, but this stack runs no ARC (gpu-ci:arc)" in str(caught.value)
+    assert str(caught.value).splitlines()[:2] == [
+        "stack 'test': invalid gpu-ci config (1 problem):",
+        "  - gpu-ci:observability: queueTime.enabled, but this stack runs no ARC (gpu-ci:arc) "
+        "and registers no VM runner (gpu-ci:runner): the queue-time exporter reads GitHub "
+        "with their GitHub App; remove queueTime.enabled or deploy it from the stack with "
+        "the runners [given: [secret]]",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -132,11 +132,13 @@ def test_the_dashboard_reads_the_whole_queue_time(tmp_path: Path, scrapes: list[
     )
 
 
+@pytest.mark.parametrize("group", ["gpu-ci.arc", "gpu-ci.queue"])
 @pytest.mark.parametrize(("threshold", "first"), [("15m", 17), ("10m", 12)])
 def test_jobs_waiting_fires_once_the_oldest_job_waited_the_threshold(
-    tmp_path: Path, scrapes: list[str], threshold: str, first: int
+    tmp_path: Path, scrapes: list[str], threshold: str, first: int, group: str
 ) -> None:
-    """Job 1002 was created at minute 1: at minute m it has waited m - 1 minutes."""
+    """Job 1002 was created at minute 1: at minute m it has waited m - 1 minutes. The same
+    with ARC (`gpu-ci.arc`) and for VM runners without it (`gpu-ci.queue`)."""
     cfg = AlertsConfig(jobsWaitingLongerThan=threshold)
     waited = first - 1
 
@@ -159,7 +161,8 @@ def test_jobs_waiting_fires_once_the_oldest_job_waited_the_threshold(
             ]
         return {"eval_time": f"{minute}m", "alertname": "GpuJobsWaiting", "exp_alerts": alerts}
 
-    groups = [g for g in rule_groups(cfg, arc=True, queue_time=True) if g["name"] == "gpu-ci.arc"]
+    arc = group == "gpu-ci.arc"
+    groups = [g for g in rule_groups(cfg, arc=arc, queue_time=True) if g["name"] == group]
     rules = [r for r in groups[0]["rules"] if r["alert"] == "GpuJobsWaiting"]
     run(
         tmp_path,
@@ -170,5 +173,5 @@ def test_jobs_waiting_fires_once_the_oldest_job_waited_the_threshold(
                 "alert_rule_test": [at(first - 1, False), at(first, True), at(122, False)],
             }
         ],
-        [{"name": "gpu-ci.arc", "rules": rules}],
+        [{"name": group, "rules": rules}],
     )

@@ -8,7 +8,7 @@ import pytest
 
 from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, oke
-from tests.stacks.stack_helpers import flat
+from tests.stacks.stack_helpers import dev_stack, flat
 
 CLUSTER = {"gpu-ci:host": {"target": "local"}, "gpu-ci:cluster": {"name": "gpu-ci"}}
 PLATFORM = {**CLUSTER, "gpu-ci:platform": {"accelerator": "a10"}}
@@ -182,3 +182,70 @@ def test_the_platform_goes_onto_arcs_cluster_with_the_gpu_pools_model() -> None:
         "listed shape gives the GPU model (gpu-ci:arc.cluster.oke.gpuPool.shape; e.g. "
         'accelerator: a10) [given: {"service": "oke"}]'
     ]
+
+
+APP_KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEtest\n-----END RSA PRIVATE KEY-----\n"
+
+
+def with_runner(url: str, **queue_time: Any) -> dict[str, Any]:
+    """The dev stack's layers with a VM runner registered at `url`."""
+    values = dev_stack(
+        **{
+            "gpu-ci:runner": {
+                "url": url,
+                "githubApp": {"appId": 1, "installationId": 2, "privateKey": APP_KEY},
+            }
+        }
+    )
+    if queue_time:
+        values[OBS] = {"queueTime": queue_time}
+    return values
+
+
+def load_runner(values: dict[str, Any]) -> StackConfig:
+    return load_config(raw_from_flat(flat(values), {"gpu-ci:runner"}), "test")
+
+
+def runner_problems(values: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_runner(values)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_queue_time_enabled_with_neither_arc_nor_a_vm_runner_is_refused() -> None:
+    assert problems({**PLATFORM, OBS: {"queueTime": {"enabled": True}}}) == [
+        "gpu-ci:observability: queueTime.enabled, but this stack runs no ARC (gpu-ci:arc) and "
+        "registers no VM runner (gpu-ci:runner): the queue-time exporter reads GitHub with "
+        "their GitHub App; remove queueTime.enabled or deploy it from the stack with the "
+        "runners [given: [secret]]"
+    ]
+
+
+def test_queue_time_enabled_with_a_vm_runner_or_arc_is_accepted() -> None:
+    values = with_runner("https://github.com/kubeflow", enabled=True)
+    assert load_runner(values).observability.queueTime.enabled is True
+    assert load(arc(queueTime={"enabled": True})).observability.queueTime.enabled is True
+
+
+def test_other_repositories_than_a_repository_runners_are_refused() -> None:
+    values = with_runner("https://github.com/kubeflow/trainer", repositories=["kubeflow/sdk"])
+    assert runner_problems(values) == [
+        "gpu-ci:observability: queueTime.repositories lists ['kubeflow/sdk'], but the VM "
+        "runners register at https://github.com/kubeflow/trainer and take only its jobs; "
+        "remove queueTime.repositories (it is kubeflow/trainer already) [given: [secret]]"
+    ]
+    same = with_runner("https://github.com/kubeflow/trainer", repositories=["Kubeflow/Trainer"])
+    assert load_runner(same).observability.queueTime.repositories == ["Kubeflow/Trainer"]
+    org = with_runner("https://github.com/kubeflow", repositories=["kubeflow/sdk"])
+    assert load_runner(org).observability.queueTime.repositories == ["kubeflow/sdk"]
+
+
+def test_queue_time_enabled_for_enterprise_runners_is_refused() -> None:
+    values = with_runner("https://github.com/enterprises/acme", enabled=True)
+    assert runner_problems(values) == [
+        "gpu-ci:observability: queueTime.enabled, but the VM runners register at "
+        "https://github.com/enterprises/acme, an enterprise: their GitHub App's installation "
+        "there reaches no repository's workflow runs (GitHub grants an enterprise installation "
+        "enterprise permissions only); remove queueTime.enabled [given: [secret]]"
+    ]
+    assert load_runner(with_runner("https://github.com/enterprises/acme")).observability_on

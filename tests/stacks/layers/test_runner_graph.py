@@ -81,7 +81,8 @@ def test_runner_service_is_pinned_labelled_and_removed_first_on_replace(run: Pro
 
 def test_explicit_labels_and_persistent_runners() -> None:
     run = run_stack(
-        runner_stack(labels=["gpu", "a10"], ephemeral=False), secret_keys=["gpu-ci:runner"]
+        runner_stack(labels=["gpu", "a10"], ephemeral=False, allowJobsToReadRunnerCredential=True),
+        secret_keys=["gpu-ci:runner"],
     )
     script = run.one(REMOTE, "host-0-runner-github-runner").inputs["stdin"]
     assert "readonly -a RUNNER_LABELS=(gpu a10)" in script
