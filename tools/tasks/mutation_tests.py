@@ -106,4 +106,53 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/observability/test_queries_promtool.py",
         "tests/components/observability/test_dashboard.py",
     ),
+    "components/observability/alerts.py": (
+        "tests/components/observability/test_alert_matchers_promtool.py",
+        "tests/components/observability/test_alerts_promtool.py",
+        "tests/components/observability/test_window_edges_promtool.py",
+        "tests/components/observability/test_alerts.py",
+    ),
+    # Issue 44: the modules that landed last, each with the tests that state its behaviour.
+    "components/platform/check_jobs.py": (
+        "tests/components/platform/test_check_pods_admitted.py",
+        "tests/components/platform/test_gpu_checks.py",
+        "tests/components/platform/test_check_runtime.py",
+        "tests/components/platform/test_check_deadlines.py",
+        "tests/components/platform/test_platform_checks.py",
+        "tests/components/platform/test_chainsaw_runs.py",
+    ),
+    # The expectations gpu-ci writes, decided by the pinned chainsaw binary (chainsaw_runs.py).
+    "components/platform/chainsaw_tests.py": (
+        "tests/components/platform/test_chainsaw_idioms_runs.py",
+        "tests/components/platform/test_chainsaw_runs.py",
+        "tests/components/platform/test_chainsaw_worst_case.py",
+        "tests/components/platform/test_chainsaw_durations.py",
+        "tests/components/platform/test_health_blocks.py",
+        "tests/components/platform/test_health_checks.py",
+        "tests/components/platform/test_health_catalog.py",
+    ),
+    "components/platform/chart_values.py": (
+        "tests/components/platform/test_set_items_all_reported.py",
+        "tests/components/platform/test_set_paths.py",
+        "tests/components/platform/test_values_schema_keywords.py",
+    ),
+    "components/platform/values_schema.py": (
+        "tests/components/platform/test_values_schema_keywords.py",
+        "tests/components/platform/test_set_paths.py",
+    ),
+    "core/read_yaml.py": (
+        "tests/core/test_read_yaml_bounds.py",
+        "tests/hardening/test_hardening_readers.py",
+        "tests/stacks/offline/test_stack_file_yaml.py",
+    ),
+    "core/read_json.py": (
+        "tests/core/test_read_json_file.py",
+        "tests/stacks/offline/test_state_export.py",
+        "tests/components/host/test_host_probe.py",
+    ),
+    "stacks/offline/generations.py": ("tests/stacks/offline/test_generations_mutants.py",),
+    "stacks/offline/diff_dirs.py": (
+        "tests/stacks/offline/test_diff_dirs_mutants.py",
+        "tests/stacks/offline/test_diff_dirs.py",
+    ),
 }
