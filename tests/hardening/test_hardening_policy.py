@@ -260,10 +260,17 @@ def test_allowed_world_ports_and_secret_refs_pass() -> None:
 
 
 def test_a_persistent_runner_config_is_caught_end_to_end() -> None:
-    """`gpu-ci:runner.ephemeral: false` in a stack renders a step the policy refuses."""
+    """`gpu-ci:runner.ephemeral: false` in a stack renders a step the policy refuses: config
+    validation lets it through only with `allowJobsToReadRunnerCredential: true`, so the
+    policy is the second line for a stack that says so."""
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n"
     app = {"appId": 1, "installationId": 2, "privateKey": pem}
-    runner = {"url": "https://github.com/kubeflow", "githubApp": app, "ephemeral": False}
+    runner = {
+        "url": "https://github.com/kubeflow",
+        "githubApp": app,
+        "ephemeral": False,
+        "allowJobsToReadRunnerCredential": True,
+    }
     values = vm_stack(**{"gpu-ci:host": {"target": "oci-vm"}, "gpu-ci:runner": runner})
     run = run_stack(values, secret_keys=["gpu-ci:runner"])
     found = check(RULE["runners-ephemeral"], resources(run))

@@ -93,15 +93,27 @@ def children_of(run: ProgramRun, parent: Registration) -> list[Registration]:
     return [r for r in run.registrations if r.parent == parent.urn]
 
 
-DEV_MONITORING = [
-    "monitoring",
-    "monitoring",
-    "monitoring-alerts",
-    "monitoring-dashboard-gpu-ci",
-    "monitoring-grafana-admin",
-    "monitoring-grafana-password",
-    "monitoring-ns",
+DEV_QUEUE_EXPORTER = [
+    "monitoring-queue-exporter",
+    "monitoring-queue-exporter-github-app",
+    "monitoring-queue-exporter-monitor",
+    "monitoring-queue-exporter-ns",
+    "monitoring-queue-exporter-program",
 ]
+"""The queue-time exporter of a stack with VM runners (dev), sorted: its Deployment, its own
+Secret with the runners' App, PodMonitor, Namespace and program's ConfigMap."""
+DEV_MONITORING = sorted(
+    [
+        "monitoring",
+        "monitoring",
+        "monitoring-alerts",
+        "monitoring-dashboard-gpu-ci",
+        "monitoring-grafana-admin",
+        "monitoring-grafana-password",
+        "monitoring-ns",
+        *DEV_QUEUE_EXPORTER,
+    ]
+)
 """What observability adds to the dev stack, by name, sorted (the component and its
 kube-prometheus-stack Release share `monitoring`)."""
 DEV_CHECK_JOBS = ["platform-checks-check-nvidia-smi", "platform-checks-operator-health"]
@@ -117,8 +129,10 @@ DEV_HEALTH_CHECKS = [
     ("platform-checks-operator-health", "kubernetes:core/v1:ConfigMap"),
     ("platform-checks-robust-controller", "kubernetes:batch/v1:Job"),
     ("platform-checks-robust-controller", "kubernetes:core/v1:ConfigMap"),
+    ("platform-checks-chainsaw-pods-start", "kubernetes:batch/v1:Job"),
 ]
-"""(name, type) of the checks' Jobs and Tests the Chainsaw checks (issue #31) added to dev."""
+"""(name, type) of the checks' Jobs and Tests the Chainsaw checks (issue #31) added to dev,
+and the Job that starts their pod first (components/platform/check_starts.py)."""
 
 
 _PLACEHOLDER = re.compile(r"offline-placeholder:([a-z0-9-]+)\.kubeconfig:[0-9a-f]{16}")

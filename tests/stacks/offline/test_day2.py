@@ -20,7 +20,7 @@ import yaml
 from stacks.offline.lifecycle import PROVIDER, Lifecycle, classify
 from stacks.offline.plan import REPO, plan_stack
 from stacks.offline.snapshot import Snapshot
-from tests.stacks.stack_helpers import DEV_HEALTH_CHECKS, DEV_MONITORING
+from tests.stacks.stack_helpers import DEV_HEALTH_CHECKS, DEV_MONITORING, DEV_QUEUE_EXPORTER
 
 NEW_KEY = (
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK2x5nHkDl9o3Zv1sVfYVZ0hTqGmHc7LVbMrfGL4yQ0n ops@example"
@@ -41,6 +41,7 @@ MONITORING = [
     "monitoring",
     "monitoring-dashboard-gpu-ci",
     "monitoring-alerts",
+    *DEV_QUEUE_EXPORTER,
 ]
 """On the cluster too (its generated Grafana password is not: it survives a new cluster)."""
 PLATFORM = [
@@ -71,6 +72,11 @@ ON_THE_PROVIDER = {
     ("monitoring", RELEASE),
     ("monitoring-dashboard-gpu-ci", CONFIG_MAP),
     ("monitoring-alerts", "kubernetes:monitoring.coreos.com/v1:PrometheusRule"),
+    ("monitoring-queue-exporter-ns", NAMESPACE),
+    ("monitoring-queue-exporter-github-app", "kubernetes:core/v1:Secret"),
+    ("monitoring-queue-exporter-program", CONFIG_MAP),
+    ("monitoring-queue-exporter", "kubernetes:apps/v1:Deployment"),
+    ("monitoring-queue-exporter-monitor", "kubernetes:monitoring.coreos.com/v1:PodMonitor"),
     ("platform-ns-gpu-operator", NAMESPACE),
     ("platform-ns-kubeflow-system", NAMESPACE),
     ("platform-gpu-time-slicing-configmap-gpu-time-slicing-config", CONFIG_MAP),
@@ -288,13 +294,29 @@ def test_changed_user_data_is_ignored_on_running_vms() -> None:
     assert (fate.op, fate.replace_because) == ("replace", ("metadata.user_data",))
 
 
-def test_rotating_the_github_app_key_updates_the_key_file_only(tmp_path: Path) -> None:
+def test_rotating_the_github_app_key_updates_the_key_file_and_replaces_the_exporters_copy(
+    tmp_path: Path,
+) -> None:
+    """The runners' key file is rewritten in place; the queue-time exporter's Secret holding
+    the same App is replaced: pulumi-kubernetes replaces a Secret whose `.stringData` changes
+    unless its provider sets `enableSecretMutable` (dev's does not), deleting it first as it
+    keeps its name (pulumi/pulumi-kubernetes provider/pkg/provider/diff.go @ 94977969, as
+    the shared upstream data's replacements/kubernetes-forcenew.json `secretUnlessMutable`)."""
+
     def rotate(config: dict[str, Any]) -> None:
         config["gpu-ci:runner"]["githubApp"]["privateKey"] = {"secure": "v1:ROTATED:new-ciphertext"}
 
     result = changed("dev", rotate, tmp_path)
-    assert ops(result) == {"update": ("host-0-runner-github-app-key",)}
+    assert ops(result) == {
+        "update": ("host-0-runner-github-app-key",),
+        "replace": ("monitoring-queue-exporter-github-app",),
+    }
     assert [c.path for c in result.of("host-0-runner-github-app-key").inputs] == ["stdin"]
+    secret = result.of("monitoring-queue-exporter-github-app")
+    assert (secret.replace_because, secret.delete_before_replace) == (("stringData",), True)
+    assert "enableSecretMutable" not in next(
+        r["inputs"] for r in base_plan("dev")["resources"] if r["name"] == "cluster-k8s"
+    )
 
 
 def runners_only(config: dict[str, Any]) -> None:
@@ -354,7 +376,8 @@ def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path)
     checks (its health check, robust-controller) are created, the checks' ClusterRole reads
     its kinds too; of the other checks only the GPU smoke Job, which covers every component,
     runs again (its digest annotation changed, and a Job's template can only change by
-    replacement): the GPU operator's and time-slicing's checks stay."""
+    replacement), and so does the Chainsaw pods' start Job, which runs before the checks it
+    gates and now gates two more: the GPU operator's and time-slicing's checks stay."""
 
     def trainer_off(config: dict[str, Any]) -> None:
         config["gpu-ci:platform"]["set"] = ["kubeflow-trainer:enabled=false"]
@@ -375,7 +398,10 @@ def test_a_new_recipe_component_creates_it_and_reruns_the_checks(tmp_path: Path)
         "platform-checks-robust-controller",
     }
     assert found["update"] == ("platform-checks-reader",)
-    assert found["replace"] == ("platform-checks-check-nvidia-smi",)
+    assert found["replace"] == (
+        "platform-checks-chainsaw-pods-start",
+        "platform-checks-check-nvidia-smi",
+    )
     revision = 'spec.template.metadata.annotations["gpu-ci/check-digest"]'
     for job in found["replace"]:
         # auto-named (no .metadata.name): the new Job gets a new name and starts first
@@ -409,8 +435,10 @@ def test_turning_observability_off_deletes_only_what_it_added(tmp_path: Path) ->
     assert sorted(found["delete"]) == DEV_MONITORING
     assert found["update"] == ("platform-gpu-operator",)  # its ServiceMonitor off again
     assert set(found) == {"delete", "update", "replace"}
-    # the checks of what changed re-run: the GPU operator's, and the smoke Job (covers all)
+    # the checks of what changed re-run: the GPU operator's, and the smoke Job (covers all),
+    # and the start Job of the Chainsaw checks' pod, before the GPU operator's Chainsaw check
     assert sorted(found["replace"]) == [
+        "platform-checks-chainsaw-pods-start",
         "platform-checks-check-nvidia-smi",
         "platform-checks-health-gpu-operator",
         "platform-checks-operator-health",

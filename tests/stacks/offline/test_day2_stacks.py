@@ -17,6 +17,7 @@ from stacks.offline.lifecycle import PROVIDER, Lifecycle, classify
 from stacks.offline.plan import plan_run, plan_stack
 from stacks.offline.snapshot import Snapshot, snapshot_of
 from tests.stacks.offline.test_day2 import PLATFORM, Edit, base_plan, ops, project_with
+from tests.stacks.stack_helpers import DEV_QUEUE_EXPORTER
 
 REMOTE_STEPS = (
     "host-0-cloud-init",
@@ -37,8 +38,11 @@ REMOTE_STEPS = (
 """The dev stack's steps that run over SSH (all but the reboot wait, which probes from the
 deployer), in the order they run."""
 ON_THE_CLUSTER = sorted([*PLATFORM, "platform-checks-reader", "platform-checks-reader"])
-"""What runs on a cluster's Kubernetes provider in dev and apps-dev (the checks' reader is
-a ServiceAccount, a ClusterRole and a ClusterRoleBinding), sorted."""
+"""What runs on a cluster's Kubernetes provider in dev (the checks' reader is a
+ServiceAccount, a ClusterRole and a ClusterRoleBinding), sorted."""
+ON_THE_CONSUMERS_CLUSTER = [name for name in ON_THE_CLUSTER if name not in DEV_QUEUE_EXPORTER]
+"""The same in apps-dev, with monitoring but no runners of its own, so no queue-time exporter
+(it is where a stack's VM runners are: docs/observability.md)."""
 
 
 def fates(result: Lifecycle) -> dict[str, list[tuple[str, tuple[str, ...], bool]]]:
@@ -49,14 +53,14 @@ def fates(result: Lifecycle) -> dict[str, list[tuple[str, tuple[str, ...], bool]
     return out
 
 
-def assert_platform_follows_its_provider(result: Lifecycle) -> None:
+def assert_platform_follows_its_provider(result: Lifecycle, on_the_cluster: list[str]) -> None:
     """The provider replaced because its kubeconfig changes, and everything on it replaced
     because its provider is: created first (nothing on it asks to be deleted first), except
     the checks' binding, whose role reference is unknown until the new role exists."""
     found = fates(result)
     assert found["cluster-k8s"] == [("replace", ("kubeconfig",), False)]
-    on_cluster = [f for f in result.changed if f.name in set(ON_THE_CLUSTER)]
-    assert sorted(f.name for f in on_cluster) == ON_THE_CLUSTER
+    on_cluster = [f for f in result.changed if f.name in set(on_the_cluster)]
+    assert sorted(f.name for f in on_cluster) == on_the_cluster
     for f in on_cluster:
         expected = (PROVIDER, "roleRef") if f.type.endswith(":ClusterRoleBinding") else (PROVIDER,)
         assert (f.op, f.replace_because, f.delete_before_replace) == (
@@ -201,8 +205,8 @@ def test_a_producer_cluster_made_anew_replaces_the_consumer_platform(tmp_path: P
     assert fates(producer)["cluster-cluster-kubeconfig"] == [("replace", ("triggers[0]",), False)]
     found = ops(consumer)
     assert set(found) == {"replace"}
-    assert sorted(found["replace"]) == sorted(["cluster-k8s", *ON_THE_CLUSTER])
-    assert_platform_follows_its_provider(consumer)
+    assert sorted(found["replace"]) == sorted(["cluster-k8s", *ON_THE_CONSUMERS_CLUSTER])
+    assert_platform_follows_its_provider(consumer, ON_THE_CONSUMERS_CLUSTER)
     reference = consumer.of("cluster-stack", "pulumi:pulumi:StackReference")
     assert reference.op is None  # read, never created or replaced
 

@@ -30,7 +30,7 @@ ROWS: dict[str, list[str]] = {
         "test_day2:test_changed_user_data_is_ignored_on_running_vms",
     ],
     "`runner.githubApp.privateKey` rotated": [
-        "test_day2:test_rotating_the_github_app_key_updates_the_key_file_only",
+        "test_day2:test_rotating_the_github_app_key_updates_the_key_file_and_replaces_the_exporters_copy",
     ],
     "`vm.count` up, a new scale set, a recipe component enabled": [
         "test_day2:test_a_second_vm_only_creates",
@@ -77,7 +77,7 @@ ROWS: dict[str, list[str]] = {
         "test_day2_time_slicing:test_turning_it_off_deletes_the_config_map_and_unnames_it_in_place",
     ],
     "`cluster.expectGpus` set where the layout already gives that many GPUs": [
-        "test_day2_multi_gpu:test_expect_gpus_creates_the_gpu_checks_and_replaces_nothing",
+        "test_day2_multi_gpu:test_expect_gpus_creates_the_gpu_checks_and_reruns_only_their_start_job",
     ],
     "the stack renamed (or copied: `arc` to `arc2`)": [
         "test_day2_stacks:test_a_renamed_stack_replaces_no_secret",

@@ -36,6 +36,8 @@ RERUN = [
     "platform-checks-health-gpu-operator",
     "platform-checks-operator-health",
 ]
+START = "platform-checks-chainsaw-pods-start"
+"""Re-runs before the Chainsaw checks it gates whenever one of them does (check_starts.py)."""
 REFUSAL = (
     "gpu-time-slicing is disabled, but gpu-operator's values still name its ConfigMap "
     "gpu-time-slicing-config at devicePlugin.config.name, so gpu-operator would wait for an "
@@ -74,7 +76,7 @@ def test_turning_it_off_deletes_the_config_map_and_unnames_it_in_place(tmp_path:
     assert found == [
         ("update", "platform-gpu-operator", (), False),
         ("update", "platform-checks-reader", (), False),
-        *[("replace", job, (DIGEST,), False) for job in RERUN],
+        *[("replace", job, (DIGEST,), False) for job in [START, *RERUN]],
         ("delete", SLICING_CHECK, (), False),
         ("delete", SLICING_CHECK, (), False),
         ("delete", CONFIG_MAP_RESOURCE, (), False),
@@ -101,7 +103,7 @@ def test_turning_it_back_on_makes_the_config_map_before_the_operator_names_it(
         ("update", "platform-gpu-operator", (), False),
         ("update", "platform-checks-reader", (), False),
         ("create", SLICING_CHECK, (), False),
-        *[("replace", job, (DIGEST,), False) for job in RERUN[:2]],
+        *[("replace", job, (DIGEST,), False) for job in [START, *RERUN[:2]]],
         ("create", SLICING_CHECK, (), False),
         ("replace", RERUN[2], (DIGEST,), False),
     ]

@@ -25,6 +25,7 @@ SOURCE = "sourceDetails.sourceId"
 REMOTE = "command:remote:Command"
 K8S = "kubernetes:core/v1"
 RBAC = "kubernetes:rbac.authorization.k8s.io/v1"
+MONITORING = "kubernetes:monitoring.coreos.com/v1"
 RELEASE = "kubernetes:helm.sh/v3:Release"
 PATCH = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntimePatch"
 T0, T1 = ("triggers[0]",), ("triggers[1]",)
@@ -36,7 +37,7 @@ TESTS = [  # the Chainsaw checks' Tests (issue #31), in plan order
     "operator-health",
     "robust-controller",
 ]
-CHECKS = ["check-nvidia-smi", *TESTS]
+CHECKS = ["chainsaw-pods-start", "check-nvidia-smi", *TESTS]  # their Jobs, the start Job first
 JOB = "kubernetes:batch/v1:Job"
 RE_PINNED = [
     # (op, name, type, replace_because, delete_before_replace), in the order they run
@@ -60,13 +61,18 @@ RE_PINNED = [
     ("replace", "monitoring-grafana-admin", f"{K8S}:Secret", (PROVIDER,), False),
     ("replace", "monitoring", RELEASE, (PROVIDER,), False),
     ("replace", "monitoring-dashboard-gpu-ci", f"{K8S}:ConfigMap", (PROVIDER,), False),
+    ("replace", "monitoring-queue-exporter-ns", f"{K8S}:Namespace", (PROVIDER,), False),
     (
         "replace",
-        "monitoring-alerts",
-        "kubernetes:monitoring.coreos.com/v1:PrometheusRule",
+        "monitoring-queue-exporter-monitor",
+        f"{MONITORING}:PodMonitor",
         (PROVIDER,),
         False,
     ),
+    ("replace", "monitoring-alerts", f"{MONITORING}:PrometheusRule", (PROVIDER,), False),
+    ("replace", "monitoring-queue-exporter-program", f"{K8S}:ConfigMap", (PROVIDER,), False),
+    ("replace", "monitoring-queue-exporter-github-app", f"{K8S}:Secret", (PROVIDER,), False),
+    ("replace", "monitoring-queue-exporter", "kubernetes:apps/v1:Deployment", (PROVIDER,), False),
     ("replace", "platform-ns-gpu-operator", f"{K8S}:Namespace", (PROVIDER,), False),
     ("replace", "platform-ns-kubeflow-system", f"{K8S}:Namespace", (PROVIDER,), False),
     (

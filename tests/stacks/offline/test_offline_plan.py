@@ -31,7 +31,8 @@ def test_dev_plan_prints_network_vm_and_edges(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     out = done.stdout
-    assert out.startswith("gpu-ci/dev: 69 resources (offline plan)\n")
+    count = len(json.loads((tmp_path / "a.json").read_text())["resources"])
+    assert out.startswith(f"gpu-ci/dev: {count} resources (offline plan)\n")  # the snapshot's
     for line in (
         "├─ gpu-ci:capacity:VmCapacity  capacity",
         "└─ gpu-ci:capacity:OciGpuInstance  gpu-vm-0",
