@@ -120,8 +120,12 @@ class Sandbox:
         for path in (self.root / "etc", self.state / "urls", self.tmp, self.bin):
             path.mkdir(parents=True)
         (self.root / "etc" / "os-release").write_text('ID=ubuntu\nVERSION_CODENAME="noble"\n')
+        # A copy of the stub inside the sandbox: an unprivileged `run_as` user may not be
+        # able to enter the checkout (a clone in a 0700 temporary folder).
+        stub = base / "stub.bash"
+        shutil.copy2(STUB, stub)
         for name in STUBBED:
-            (self.bin / name).symlink_to(STUB)
+            (self.bin / name).symlink_to(stub)
         for name in REAL:
             real = shutil.which(name)
             assert real is not None, f"{name} is needed by the sandbox"

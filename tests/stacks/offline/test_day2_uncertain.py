@@ -19,7 +19,7 @@ from stacks.offline.diff_mermaid import render_changed_mermaid
 from stacks.offline.diff_text import render_text
 from stacks.offline.lifecycle import PROVIDER, classify
 from stacks.offline.lifecycle_inputs import sourceless_unknown
-from stacks.offline.plan import REPO
+from stacks.offline.plan import REPO, plan_stack
 from stacks.offline.replacement_rules import load_rules
 from stacks.offline.snapshot import Snapshot
 from tests.stacks.offline.test_day2 import INSTANCE, Edit, base_plan, ops, plan_edited
@@ -134,7 +134,7 @@ def test_every_custom_type_an_example_stack_plans_has_rules(stack: str) -> None:
 
 
 def test_a_type_without_rules_is_loudly_unpredictable() -> None:
-    base = base_plan("dev")
+    base = plan_stack("dev")  # a plan of its own, edited below: the shared cache is not touched
     head = copy.deepcopy(base)
     (password,) = [r for r in head["resources"] if r["type"].startswith("random:")]
     for snap in (base, head):
