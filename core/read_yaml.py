@@ -117,9 +117,9 @@ def parse(
     loader's `yaml.YAMLError` (its marks naming `name`) for what is not YAML."""
     nodes, loader, aliased = _compose(text, name, limits, schema, many=False)
     try:
-        node = nodes[0] if nodes else None
-        if node is None:
+        if not nodes:
             return Parsed(None, None, text)
+        node = nodes[0]
         if check is not None:
             check(node)
         if aliased:
@@ -161,11 +161,7 @@ def bound(node: yaml.Node, name: str, limits: Limits, *, spent: int = 0) -> int:
             if depths[key] > limits.max_depth:
                 raise too_deep(name, _line(current), limits)
             if spent + sizes[key] > limits.max_values:
-                raise YamlRefusedError(
-                    f"{name}: aliases expand the value at line {_line(current)} past "
-                    f"{limits.max_values} values; write the values out instead of nesting "
-                    "aliases"
-                )
+                raise _expanded_past(name, current, limits)
         elif key in open_:
             raise YamlRefusedError(
                 f"{name}: an alias refers to a mapping or list it is inside (line "
@@ -178,7 +174,16 @@ def bound(node: yaml.Node, name: str, limits: Limits, *, spent: int = 0) -> int:
             open_.add(key)
             stack.append((current, True))
             stack.extend((kid, False) for kid in reversed(_children(current)))
+    if spent + sizes[id(node)] > limits.max_values:  # a scalar document, which no check met
+        raise _expanded_past(name, node, limits)
     return sizes[id(node)]
+
+
+def _expanded_past(name: str, node: yaml.Node, limits: Limits) -> YamlRefusedError:
+    return YamlRefusedError(
+        f"{name}: aliases expand the value at line {_line(node)} past {limits.max_values} "
+        "values; write the values out instead of nesting aliases"
+    )
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

@@ -58,7 +58,8 @@ def _listing(folder: Path) -> tuple[dict[str, Path], dict[str, str]]:
 
     Every file is read by the careful reader, inside `folder` once symlinks are followed:
     one that is not a regular file (a named pipe) or leads elsewhere is refused, unread."""
-    snapshots = {p.name[: -len(".json")]: p for p in folder.glob("?*.json") if not p.is_dir()}
+    found = sorted(folder.glob("?*.json"))  # by name: the first readable names a project
+    snapshots = {p.name[: -len(".json")]: p for p in found if not p.is_dir()}
     failed: dict[str, str] = {}
     for path in folder.glob(f"?*{ERROR_SUFFIX}"):
         try:
@@ -156,9 +157,7 @@ def producers_first(stacks: list[str], reads: dict[str, set[str]]) -> list[str]:
     while ready or len(order) < len(stacks):
         if not ready:  # a cycle: the first of what is left, by name
             heapq.heappush(ready, min(s for s in stacks if s not in order and s not in ready))
-        stack = heapq.heappop(ready)
-        if stack in order:
-            continue
+        stack = heapq.heappop(ready)  # each once: when all it reads are out, or a cycle first
         order.append(stack)
         for reader in sorted(readers[stack]):
             waiting[reader].discard(stack)

@@ -32,7 +32,10 @@ GENERATION_CHARS = 16
 
 
 def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    """A digest of plain JSON values (a snapshot's, loaded or from `snapshot_of`). A
+    consumer stack's plan holds it (its kubeconfig's secret digest), so its spelling stays:
+    another would show the consumer's provider replaced against a base plan written before."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:GENERATION_CHARS]
 
 
@@ -73,13 +76,13 @@ def generations(snap: Mapping[str, Any], rules: Rules | None = None) -> dict[str
             patterns = [""]  # no rules: any input may make it anew (rules.json `unknownTypes`)
         forcing, props = _forcing(r, patterns)
         upstream = sorted(
-            out.get(source, source)
+            out[source]  # run_order puts each source first; a program has no cycles
             for prop, sources in (r.get("propertyDependencies") or {}).items()
             if prop in props
             for source in sources
         )
         out[urn] = _digest(
-            [keys[urn], forcing, upstream, out.get(provider, provider)],
+            [keys[urn], forcing, upstream, out[provider] if provider else ""],
         )
     return out
 
@@ -91,7 +94,7 @@ def export_identities(
     one of them would be made anew, and so would the value a reader gets."""
     found = generations(snap, rules)
     return {
-        name: _digest(sorted(found.get(urn, urn) for urn in urns))
+        name: _digest(sorted(found[urn] for urn in urns))  # every source registered
         for name, urns in sources.items()
         if urns
     }

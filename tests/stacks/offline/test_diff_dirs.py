@@ -12,22 +12,13 @@ from typing import Any
 import pytest
 
 import stacks.offline.diff_dirs as diff_dirs_module
-from stacks.offline.cli import main
 from stacks.offline.diff_changes import diff_snapshots
-from stacks.offline.diff_dirs import producers_first, references
+from stacks.offline.diff_dirs import references
 from stacks.offline.diff_markdown import render_markdown
-from stacks.offline.plan import REPO
-from stacks.offline.plan_all import write_all
+from tests.stacks.offline.diff_dirs_helpers import run
 
 ORDER = ["arc", "dev", "gpu-dev", "apps-dev", "multi-gpu", "workstation"]
 """Producers first (gpu-dev before apps-dev, which reads it), otherwise by name."""
-
-
-@pytest.fixture(scope="module")
-def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("planned")
-    assert write_all(REPO, out) == 0
-    return out
 
 
 @pytest.fixture
@@ -47,14 +38,6 @@ def edit(path: Path, change: Any) -> None:
 def bigger_vm(snap: dict[str, Any]) -> None:
     vm = next(r for r in snap["resources"] if r["type"] == "oci:Core/instance:Instance")
     vm["inputs"]["shape"] = "VM.GPU.A10.2"
-
-
-def run(
-    capsys: pytest.CaptureFixture[str], base: Path, head: Path, *flags: str
-) -> tuple[int, str, str]:
-    code = main(["diff", str(base), str(head), *flags])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_the_same_plans_have_no_changes_listed_producers_first(
@@ -245,25 +228,11 @@ def test_two_files_still_diff_as_before(
     assert "read by" not in out
 
 
-def test_references_name_stacks_of_the_same_project(planned: Path) -> None:
+def test_the_example_consumer_references_its_producer(planned: Path) -> None:
+    """Spellings of a reference: test_diff_dirs_synthetic.py."""
     apps = json.loads((planned / "apps-dev.json").read_text())
     assert references(apps) == {"gpu-dev"}
     assert references(json.loads((planned / "dev.json").read_text())) == set()
-    reading = {
-        "project": "gpu-ci",
-        "resources": [
-            {"type": "pulumi:pulumi:StackReference", "inputs": {"name": name}}
-            for name in ["a", "org/gpu-ci/b", "org/other/c", "x/y"]
-        ],
-    }
-    assert references(reading) == {"a", "b"}
-
-
-def test_producers_first_then_by_name_and_a_cycle_does_not_hang() -> None:
-    reads = {"apps": {"gpu"}, "gpu": {"net"}, "zeta": set()}
-    assert producers_first(["apps", "gpu", "net", "zeta"], reads) == ["net", "gpu", "apps", "zeta"]
-    assert producers_first(["a", "b", "c"], {"a": {"b"}, "b": {"a"}, "c": {"a"}}) == ["a", "b", "c"]
-    assert producers_first(["a"], {"a": {"a", "missing"}}) == ["a"]
 
 
 def test_a_stack_error_file_cannot_write_workflow_commands(

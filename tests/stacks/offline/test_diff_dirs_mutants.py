@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from stacks.offline.cli import main
+from tests.stacks.offline.diff_dirs_helpers import run
 from tests.stacks.offline.synthetic import res
 
 
@@ -32,14 +32,6 @@ def sides(tmp_path: Path) -> tuple[Path, Path]:
         (side / "one.json").write_text(_snapshot("one", dns))
         (side / "two.json").write_text(_snapshot("two", dns))
     return base, head
-
-
-def run(
-    capsys: pytest.CaptureFixture[str], base: Path, head: Path, *flags: str
-) -> tuple[int, str, str]:
-    code = main(["diff", str(base), str(head), *flags])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_the_same_folders_have_no_changes(

@@ -214,3 +214,30 @@ def test_a_resource_recorded_without_custom_is_a_custom_resource(rules: Rules) -
         r["thing"]["inputs"]["size"] = r["box"]["inputs"]["size"] = 2
 
     assert changed(base, grow, rules) == {"thing"}
+
+
+def test_a_generation_is_the_one_plans_written_before_hold(rules: Rules) -> None:
+    """A consumer stack's plan holds the producer's generations (its kubeconfig's secret
+    digest, `stacks.offline.fakes.reference_exports`), and `diff BASE_DIR HEAD_DIR` compares
+    a base plan written by the gpu-ci of the base commit: a generation spelt otherwise today
+    (another encoding of the text digested, of a key, of the default provider) would show
+    the consumer's Kubernetes provider, and all on it, replaced. So these values, which
+    gpu-ci has written since commit 1f6e404, stay: changing the scheme is a breaking
+    change of every consumer's plan, made on purpose. A force-new input holds a
+    non-ASCII letter (the digest's text keeps it as it is), the subnet is built from the VCN,
+    the VCN is on an explicit provider, the others on their default one."""
+    oci = res("oci", OCI, region="eu-frankfurt-1")
+    net = res("net", dnsLabel="réseau", cidrBlock="10.0.0.0/16", displayName="x")
+    net["options"]["provider"] = oci["urn"]
+    sub = fed(res("sub", SUBNET, vcnId="ocid1.vcn.x"), "vcnId", net)
+    step = res("step", COMMAND, create="run", triggers=["[secret]"])
+    step["secretDigests"] = {"triggers[0]": "id1:aaaa"}
+    base = snap(oci, net, sub, step)
+    assert of(base, rules) == {
+        "oci": "68759be55ba3545e",
+        "net": "22b305dea31a9a26",
+        "sub": "67fcbfca0d02f45b",
+        "step": "27312e1b0a12e468",
+    }
+    sources = {"kubeconfig": [sub["urn"], step["urn"]]}
+    assert export_identities(base, sources, rules) == {"kubeconfig": "76b68f7cfe641f21"}

@@ -11,16 +11,7 @@ from pathlib import Path
 import pytest
 
 from stacks.offline.cli import main
-from stacks.offline.plan import REPO
-from stacks.offline.plan_all import write_all
 from stacks.offline.state_synthetic import export_of
-
-
-@pytest.fixture(scope="module")
-def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("planned")
-    assert write_all(REPO, out) == 0
-    return out
 
 
 @pytest.fixture
