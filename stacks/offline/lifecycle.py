@@ -268,7 +268,9 @@ def _forced(
     certain: set[str] = set()
     guesses: dict[str, str] = {}
     for c in kept:
-        if not any(forces(p, c.path) for p in patterns):
+        # The root path changes only as inputs go from or to `{}`: each field's own change,
+        # listed beside it, decides.
+        if not c.path or not any(forces(p, c.path) for p in patterns):
             continue
         top = str(segments(c.path)[0])
         if c.path in unknown:

@@ -113,7 +113,7 @@ def diff_state(export: StateExport, head: Snapshot) -> StateDiff:
         target = notes.matched.get(r.urn)
         if r.delete or target is None:
             continue
-        name, type_ = target.rsplit("::", 1)[-1], r.type
+        name, type_ = target.rpartition("::")[2], r.type
         if r.taint or r.pending_replacement:
             kind, text = (
                 ("taint", TAINTED) if r.taint else ("pendingReplacement", PENDING_REPLACEMENT)
@@ -127,14 +127,14 @@ def diff_state(export: StateExport, head: Snapshot) -> StateDiff:
     for r in notes.condemned:
         result.facts.append(StateFact("condemned", r.urn, r.type, r.name, CONDEMNED))
     for op in export.pending:
-        text = f"interrupted while {op.type}: {PENDING.get(op.type, '')}"
+        text = f"interrupted while {op.type}: {PENDING[op.type]}"  # the reader's OPERATIONS
         result.facts.append(
             StateFact(
                 f"pending:{op.type}", op.resource.urn, op.resource.type, op.resource.name, text
             )
         )
     rank = {**{u: i for i, u in enumerate(run_order(base))}, **_rank(head)}
-    d.resources.sort(key=lambda c: (rank.get(c.key, len(rank)), c.key))
+    d.resources.sort(key=lambda c: (rank[c.key], c.key))  # each in the base or the head
     return result
 
 
@@ -142,17 +142,20 @@ def _rank(snap: Snapshot) -> dict[str, int]:
     return {u: i for i, u in enumerate(run_order(snap))}
 
 
+_OUTRANKS = {"same": 0, "update": 1, "may-replace": 2, "replace": 3, "create": 4, "delete": 4}
+"""How much a change does: a forced `op` leaves one that does as much or more."""
+
+
 def _force(d: PlanDiff, changes: dict[str, int], urn: str, name: str, type_: str, op: Op) -> None:
-    """Make the change of `urn` at least `op` (a replace outranks an update)."""
+    """Make the change of `urn` at least `op` (a replace outranks a may-replace, which
+    outranks an update)."""
     if urn in changes:
         i = changes[urn]
         current = d.resources[i]
-        if current.op in ("replace", "delete", "create") or current.op == op:
-            return
-        d.resources[i] = replace(current, op=op)
+        if _OUTRANKS[current.op] < _OUTRANKS[op]:
+            d.resources[i] = replace(current, op=op)
         return
-    d.unchanged -= 1
-    changes[urn] = len(d.resources)
+    d.unchanged -= 1  # one state resource per planned one: never forced twice
     d.resources.append(ResourceChange(op, urn, name, type_))
 
 
@@ -201,11 +204,11 @@ def state_lines(s: StateDiff, indent: str) -> list[str]:
 
 
 def render_state_markdown(s: StateDiff) -> str:
-    out = render_markdown(s.diff, s.base, s.head).rstrip("\n").split("\n")
+    out = [render_markdown(s.diff, s.base, s.head).removesuffix("\n")]
     lines = state_lines(s, "")
     out += ["", "#### Against the deployed state", "", lines[0], ""]
     compared = [ln for ln in lines[1:] if not ln.startswith("  ")]
-    detail = [ln.strip() for ln in lines[1:] if ln.startswith("  ")]
+    detail = [ln.strip() for ln in lines if ln.startswith("  ")]
     facts = [ln for ln in compared if ln.startswith("! ")]
     if facts:
         out += ["> [!WARNING]", *(f"> - {_md(ln[2:])}" for ln in facts), ""]
@@ -214,7 +217,7 @@ def render_state_markdown(s: StateDiff) -> str:
         out += ["", "<details><summary>Inputs not compared</summary>", ""]
         out += [f"- {_md(ln)}" for ln in detail]
         out += ["", "</details>"]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return "\n".join(out).removesuffix("\n") + "\n"
 
 
 def _md(text: str) -> str:

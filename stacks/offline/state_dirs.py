@@ -92,7 +92,8 @@ def diff_state_dirs(
     for stack in order:
         if stack in errors:
             print(escape_log(f"error: {stack}: {errors[stack]}"), file=err)
-    exit_code = 2 if errors else max((code(r) for r in results.values()), default=0)
+    # Every stack has a result or an error: without errors, `results` holds them all.
+    exit_code = 2 if errors else max(code(r) for r in results.values())
     if json_out is not None:
         data = {
             "stacks": {s: results[s].as_json() for s in order if s in results},
@@ -125,7 +126,7 @@ def _reason(path: Path, folder: Path) -> str:
         raw = read_bytes(path, name=path.name, limits=PLAN_ERROR, root=folder)
     except FileRefusedError as problem:
         return f"({problem})"
-    return " ".join(raw.decode("utf-8", errors="replace").split()) or "(no reason given)"
+    return " ".join(raw.decode(errors="replace").split()) or "(no reason given)"  # UTF-8
 
 
 def _one(

@@ -186,7 +186,7 @@ def _resource(r: Any, where: str, path: str) -> StateResource:
     if not isinstance(r, dict):
         raise _problem(path, f"{where} is not an object")
     urn, type_ = r.get("urn"), r.get("type")
-    if not isinstance(urn, str) or not urn_parts(urn)[0]:
+    if not isinstance(urn, str) or not all(urn_parts(urn)):  # a stack and a project
         raise _problem(path, f"{where}.urn is missing or not a URN")
     if not isinstance(type_, str):
         raise _problem(path, f"{where}.type is missing or not a string")

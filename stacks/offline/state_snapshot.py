@@ -57,12 +57,12 @@ class StateNotes:
 def is_default_provider(urn: str, type_: str) -> bool:
     """pulumi/pulumi sdk/go/common/providers/reference.go @ v3.259.0 `IsDefaultProvider`: a
     provider type whose name starts with "default" (`default`, `default_5_5_0`)."""
-    return type_.startswith(PROVIDER_TYPE) and urn.rsplit("::", 1)[-1].startswith("default")
+    return type_.startswith(PROVIDER_TYPE) and urn.rpartition("::")[2].startswith("default")
 
 
 def provider_urn(reference: str) -> str:
     """`URN::ID` -> URN ("" for none)."""
-    return reference.rsplit("::", 1)[0] if reference else ""
+    return reference.rsplit("::", 1)[0]
 
 
 def _record(r: StateResource, defaults: set[str]) -> dict[str, Any]:
@@ -133,8 +133,8 @@ def _align(
         return out, found
     if isinstance(want, list) and isinstance(state, list) and len(want) == len(state):
         items = []
-        for i, (value, other) in enumerate(zip(state, want, strict=True)):
-            aligned, more = _align(value, other, path_join(prefix, i), why, standins)
+        for i, value in enumerate(state):
+            aligned, more = _align(value, want[i], path_join(prefix, i), why, standins)
             found.update(more)
             items.append(aligned)
         return items, found
@@ -182,7 +182,7 @@ def state_snapshot(export: StateExport, head: Snapshot) -> tuple[Snapshot, State
         notes.uncompared += [Uncompared(target, name, p, w) for p, w in sorted(paths.items())]
     out_opaque: dict[str, str] = {}
     outputs = {k: plain(v, path_join("", k), out_opaque) for k, v in stack_outputs.items()}
-    base["outputs"], paths = _align(outputs, head.get("outputs", {}), "", out_opaque, standins)
+    base["outputs"], paths = _align(outputs, head.get("outputs") or {}, "", out_opaque, standins)
     notes.uncompared += [Uncompared("", "", p, w) for p, w in sorted(paths.items())]
     base["resources"].sort(key=lambda r: r["urn"])
     return base, notes

@@ -36,7 +36,8 @@ class StandIns:
         literal: list[str] = []
         for name in sorted(set(instance_names)):
             literal += vm_addresses(name).values()
-        exact = [re.escape(s) + (r"(?![0-9])" if s[-1].isdigit() else "") for s in literal]
+        # An address ends in a digit: followed by another digit, it is another address.
+        exact = [re.escape(s) + r"(?![0-9])" for s in literal]
         self._any = re.compile("|".join([*_PATTERNS, *exact]))
 
     @classmethod
@@ -57,4 +58,4 @@ class StandIns:
         if not parts:
             return False
         parts.append(re.escape(plan[pos:]))
-        return re.fullmatch("".join(parts), state, flags=re.DOTALL) is not None
+        return re.fullmatch("".join(parts), state) is not None

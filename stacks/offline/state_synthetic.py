@@ -24,15 +24,17 @@ ENGINE = "3.272.0"
 TIME = "2026-01-01T00:00:00Z"
 
 
-def _id(*parts: str) -> str:
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:24]
+def _id(text: str) -> str:
+    """A resource's ID (from its URN) or a secret's ciphertext (from its place): stable and
+    unique, opening nothing."""
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def wire(value: Any, where: str) -> Any:
     """A plan value in the state's form: "[secret]" as an encrypted secret, "[unknown]" as
     the unknown value."""
     if value == SECRET:
-        return {SIG: SECRET_SIG, "ciphertext": "v1:synthetic:" + _id("secret", where)}
+        return {SIG: SECRET_SIG, "ciphertext": "v1:synthetic:" + _id(where)}
     if value == UNKNOWN:
         return UNKNOWN_VALUE
     if isinstance(value, dict):
@@ -48,7 +50,7 @@ def stack_urn(plan: Snapshot) -> str:
 
 
 def _package(type_: str) -> str:
-    return type_.split(":", 1)[0]
+    return type_.partition(":")[0]
 
 
 def export_of(plan: Snapshot, *, engine: str = ENGINE, time: str = TIME) -> dict[str, Any]:
@@ -58,10 +60,9 @@ def export_of(plan: Snapshot, *, engine: str = ENGINE, time: str = TIME) -> dict
     resources: list[dict[str, Any]] = [
         {"urn": top, "custom": False, "type": STACK_TYPE, "outputs": wire(plan["outputs"], "")}
     ]
-    ids = {r["urn"]: _id(r["urn"]) for r in plan["resources"]}
     defaults: dict[str, str] = {}
     for r in plan["resources"]:
-        provider = (r.get("options") or {}).get("provider", "")
+        provider = (r.get("options") or {}).get("provider")
         needs = r["custom"] and not r.get("read") and not r["type"].startswith("pulumi:providers:")
         if needs and not provider:
             package = _package(r["type"])
@@ -72,7 +73,7 @@ def export_of(plan: Snapshot, *, engine: str = ENGINE, time: str = TIME) -> dict
                     {"urn": urn, "custom": True, "id": _id(urn), "type": urn.split("::")[2]}
                 )
     for r in plan["resources"]:
-        resources.append(_resource(r, ids, defaults, top))
+        resources.append(_resource(r, defaults, top))
     return {
         "version": 3,
         "deployment": {
@@ -87,9 +88,7 @@ def export_of(plan: Snapshot, *, engine: str = ENGINE, time: str = TIME) -> dict
     }
 
 
-def _resource(
-    r: dict[str, Any], ids: dict[str, str], defaults: dict[str, str], top: str
-) -> dict[str, Any]:
+def _resource(r: dict[str, Any], defaults: dict[str, str], top: str) -> dict[str, Any]:
     urn = r["urn"]
     out: dict[str, Any] = {
         "urn": urn,
@@ -100,10 +99,10 @@ def _resource(
         "outputs": wire(r.get("inputs") or {}, urn),
     }
     if r["custom"]:
-        out["id"] = ids[urn]
-        provider = (r.get("options") or {}).get("provider", "")
-        if provider:
-            out["provider"] = f"{provider}::{ids.get(provider, _id(provider))}"
+        out["id"] = _id(urn)
+        provider = (r.get("options") or {}).get("provider")
+        if provider:  # its ID as the provider resource's own, in the plan or not
+            out["provider"] = f"{provider}::{_id(provider)}"
         elif _package(r["type"]) in defaults:
             out["provider"] = defaults[_package(r["type"])]
     if r.get("dependencies"):

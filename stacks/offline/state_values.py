@@ -87,8 +87,8 @@ def _blob(value: dict[str, Any], prefix: str, opaque: dict[str, str]) -> str:
 
 
 def _bytes(value: dict[str, Any], prefix: str, opaque: dict[str, str]) -> str:
-    raw = base64.b64decode(str(value.get("value") or ""), validate=False)
-    return raw.decode("utf-8", errors="backslashreplace")
+    raw = base64.b64decode(str(value.get("value") or ""))  # skips what is not base64
+    return raw.decode(errors="backslashreplace")  # UTF-8, any other byte as \xNN
 
 
 _SPECIAL: dict[str, Callable[[dict[str, Any], str, dict[str, str]], Any]] = {
@@ -102,12 +102,15 @@ _SPECIAL: dict[str, Callable[[dict[str, Any], str, dict[str, str]], Any]] = {
 
 
 def _special_float(bits: str) -> str:
-    """A NaN or infinity, from its IEEE 754 bits in hex, as text (it equals nothing)."""
+    """A NaN or infinity, from its IEEE 754 bits in hex, as text (it equals nothing); a
+    finite number, which the engine writes plainly, as itself."""
     try:
         number = struct.unpack(">d", bytes.fromhex(bits))[0]
     except (ValueError, struct.error):
         return f"[float {bits}]"
-    return "NaN" if math.isnan(number) else ("+Inf" if number > 0 else "-Inf")
+    if math.isnan(number):
+        return "NaN"
+    return "+Inf" if number == math.inf else "-Inf" if number == -math.inf else repr(number)
 
 
 def normalize(type_: str, state: dict[str, Any], head: dict[str, Any] | None) -> dict[str, Any]:
@@ -145,15 +148,16 @@ def _drop_defaults(state: Any, head: Any) -> Any:
 
 def _adopt_autoname(state: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
     meta = state.get("metadata")
-    want = head.get("metadata") if isinstance(head.get("metadata"), dict) else {}
-    if not isinstance(meta, dict) or "name" in (want or {}):
+    planned = head.get("metadata")
+    want: dict[str, Any] = planned if isinstance(planned, dict) else {}
+    if not isinstance(meta, dict) or "name" in want:
         return state
     notes = meta.get("annotations")
     if not isinstance(notes, dict) or notes.get(AUTONAMED) != "true":
         return state
     kept = {k: v for k, v in notes.items() if k != AUTONAMED}
     meta = {k: v for k, v in meta.items() if k != "name"}
-    if kept or "annotations" in (want or {}):
+    if kept or "annotations" in want:
         meta["annotations"] = kept
     else:
         meta.pop("annotations")

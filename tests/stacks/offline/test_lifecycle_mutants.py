@@ -669,3 +669,15 @@ def test_which_change_falls_under_a_replace_pattern(
     pattern: str, path: str, expected: bool
 ) -> None:
     assert forces(pattern, path) is expected
+
+
+def test_inputs_emptied_or_filled_decide_as_each_field_removed_or_added() -> None:
+    """`{}` inputs flatten to a change at the root path besides each field's: the field's
+    rule decides, as when another input stays (a VCN's `dnsLabel` is ForceNew)."""
+    alone, emptied = res("vcn", dnsLabel="a"), res("vcn")
+    kept, trimmed = res("vcn", dnsLabel="a", displayName="x"), res("vcn", displayName="x")
+    for before, after in ((alone, emptied), (emptied, alone)):
+        fates = classify(snap(before), snap(after)).fates
+        other = classify(snap(kept), snap(trimmed)).fates
+        assert [(f.op, f.name) for f in fates] == [(f.op, f.name) for f in other]
+        assert fates[0].op == "replace"
