@@ -101,36 +101,43 @@ def render_stack(run: ProgramRun, runs: Mapping[str, ProgramRun], tools: ChartTo
             )
             continue
         targets.append((release, target_for(release, tools.helm, chart, found.kube_version)))
-    first: list[tuple[HelmRelease, RenderTarget, Rendered]] = []
-    for (release, target), done in zip(targets, _each(targets), strict=True):
-        if isinstance(done, Rendered):
-            first.append((release, target, done))
-        else:
-            found.problems.append(f"{release.label}: helm template refuses it: {done}")
+    first = _rendered(found, _each(targets))
     apis = api_versions_of([o for _, _, done in first for o in done.objects])
-    if not apis:
-        found.renders += [ReleaseRender(release, target, done) for release, target, done in first]
-        return found
-    again = [(release, replace(target, api_versions=apis)) for release, target, _ in first]
-    for (release, target), done in zip(again, _each(again), strict=True):
-        if isinstance(done, Rendered):
-            found.renders.append(ReleaseRender(release, target, done))
-        else:
-            found.problems.append(f"{release.label}: helm template refuses it: {done}")
+    if apis:
+        again = [(release, replace(target, api_versions=apis)) for release, target, _ in first]
+        first = _rendered(found, _each(again))
+    found.renders = [ReleaseRender(release, target, done) for release, target, done in first]
     return found
 
 
-def _each(targets: list[tuple[HelmRelease, RenderTarget]]) -> list[Rendered | RenderError]:
+Attempt = tuple[HelmRelease, RenderTarget, Rendered | RenderError]
+
+
+def _each(targets: list[tuple[HelmRelease, RenderTarget]]) -> list[Attempt]:
     """Each release rendered (CRDs included), Helm runs side by side; an error in its place."""
 
-    def one(item: tuple[HelmRelease, RenderTarget]) -> Rendered | RenderError:
+    def one(item: tuple[HelmRelease, RenderTarget]) -> Attempt:
+        release, target = item
         try:
-            return render(item[1], item[0].values, crds=True)
+            return release, target, render(target, release.values, crds=True)
         except RenderError as err:
-            return err
+            return release, target, err
 
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         return list(pool.map(one, targets))
+
+
+def _rendered(
+    found: StackCharts, attempts: list[Attempt]
+) -> list[tuple[HelmRelease, RenderTarget, Rendered]]:
+    """The renders Helm made; a problem of `found` at each release it refused."""
+    done: list[tuple[HelmRelease, RenderTarget, Rendered]] = []
+    for release, target, result in attempts:
+        if isinstance(result, RenderError):
+            found.problems.append(f"{release.label}: helm template refuses it: {result}")
+        else:
+            done.append((release, target, result))
+    return done
 
 
 def check_stack(

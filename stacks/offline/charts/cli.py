@@ -119,7 +119,7 @@ def check_charts(
         print(f"error: {err}", file=sys.stderr)
         return 2
     planned = {name: run for name, run in runs.items() if isinstance(run, ProgramRun)}
-    code, rendered = 0, 0
+    code, rendered = 0, False
     for name in wanted:
         run = runs.get(name) or GpuCiError("not planned")
         if not isinstance(run, ProgramRun):
@@ -132,7 +132,7 @@ def check_charts(
             print(f"error: {name}: {err}", file=sys.stderr)
             code = 2
             continue
-        rendered += len(found.renders)
+        rendered = rendered or bool(found.renders)
         print(
             f"{name}: {len(found.renders)} releases rendered (Kubernetes "
             f"{found.kube_version or '?'}), {len(found.problems)} problems",
@@ -146,7 +146,7 @@ def check_charts(
             print(f"  not checked: {line}", file=out)
         if found.problems:
             code = max(code, 1)
-    if rendered == 0 and code == 0 and any(_releases(planned)):
+    if not rendered and code == 0 and any(_releases(planned)):
         print("error: no chart of any release was found: give --charts DIR", file=sys.stderr)
         return 2
     return code

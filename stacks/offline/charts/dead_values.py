@@ -22,6 +22,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 from components.platform.values_paths import Segment
@@ -62,9 +63,7 @@ def changed(value: Any, index: int) -> Any:
     if isinstance(value, int | float):
         return value + 7
     if isinstance(value, list):
-        if not value:
-            return [marker(index)]
-        return [marker(index) if isinstance(v, str) else changed(v, index) for v in value]
+        return [changed(v, index) for v in value] if value else [marker(index)]
     if isinstance(value, dict):
         return {marker(index): marker(index)}
     return marker(index)
@@ -92,19 +91,20 @@ def dead_leaves(values: dict[str, Any], render: Renderer, base: Rendered) -> lis
     more key no chart reads shows them (gha-runner-scale-set 0.14.2 annotates its
     AutoscalingRunnerSet with `actions.github.com/values-hash`, a digest of all the values,
     templates/autoscalingrunnerset.yaml); every other byte must match."""
-    noise = _noise(base.text, render({**values, PROBE_KEY: marker(0)}).text)
+    noise = _changed_lines(base.text, render({**values, PROBE_KEY: marker(0)}).text)
     found = [(i, leaf) for i, leaf in enumerate(leaves(values), start=1) if leaf.path]
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         verdicts = list(pool.map(lambda item: _same(values, item, render, base, noise), found))
-    return [leaf for (_, leaf), same in zip(found, verdicts, strict=True) if same]
+    return list(compress((leaf for _, leaf in found), verdicts))
 
 
-def _noise(base: str, probed: str) -> frozenset[int]:
-    """The lines of `base` that `probed` changes (none when it changes the line count)."""
-    ours, theirs = base.splitlines(), probed.splitlines()
+def _changed_lines(base: str, other: str) -> frozenset[int]:
+    """The lines of `base` that `other` changes, or none at all when it has another line
+    count (its lines no longer pair up with `base`'s, so none can be excused as noise)."""
+    ours, theirs = base.split("\n"), other.split("\n")
     if len(ours) != len(theirs):
         return frozenset()
-    return frozenset(i for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b)
+    return frozenset(i for i, line in enumerate(ours) if line != theirs[i])
 
 
 def _same(
@@ -114,6 +114,7 @@ def _same(
     base: Rendered,
     noise: frozenset[int],
 ) -> bool:
+    """Whether the render with the leaf changed is `base` byte for byte, but for noise."""
     index, leaf = item
     try:
         text = render(with_leaf(values, leaf.path, changed(leaf.value, index))).text
@@ -121,9 +122,5 @@ def _same(
         return False
     if text == base.text:
         return True
-    ours, theirs = base.text.splitlines(), text.splitlines()
-    return (
-        bool(noise)
-        and len(ours) == len(theirs)
-        and all(a == b for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if i not in noise)
-    )
+    moved = _changed_lines(base.text, text)
+    return bool(moved) and moved <= noise

@@ -10,7 +10,6 @@ unpacked chart; free-form where the chart is a packed `.tgz`), `global` free-for
 from __future__ import annotations
 
 import functools
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from components.platform.values_paths import FREE, Known
 from components.platform.values_yaml import from_values_text
 from core.read_limits import CHART_FILE
 from core.read_yaml import SAFE, load
+from stacks.offline.charts.release import run_tool
 
 
 @functools.cache
@@ -60,11 +60,5 @@ def _show(helm: Path, chart: Path, what: str) -> str:
     if chart.is_dir():
         file = chart / ("Chart.yaml" if what == "chart" else "values.yaml")
         return file.read_text(encoding="utf-8") if file.is_file() else ""
-    done = subprocess.run(
-        [str(helm), "show", what, str(chart)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_tool([str(helm), "show", what, str(chart)], what="helm", timeout=120, env={})
     return done.stdout if done.returncode == 0 else ""

@@ -128,7 +128,8 @@ def kube_version(run: ProgramRun, runs: Mapping[str, ProgramRun]) -> str | None:
         if reg.inputs.get("kubernetesVersion"):
             return str(reg.inputs["kubernetesVersion"])
     for reg in run.by_type("pulumi:pulumi:StackReference"):
-        other = runs.get(str(reg.inputs.get("name", "")).rsplit("/", 1)[-1])
+        # `STACK` or `ORGANIZATION/PROJECT/STACK` (a StackReference always has its name)
+        other = runs.get(str(reg.inputs["name"]).rpartition("/")[2])
         if other is not None and other is not run:
             found = kube_version(other, runs)
             if found:

@@ -61,15 +61,11 @@ class RenderError(ChartCheckError):
     """Helm refused the chart with these values (its own message follows)."""
 
 
-def target_for(
-    release: HelmRelease,
-    helm: Path,
-    chart: Path,
-    kube_version: str,
-    api_versions: tuple[str, ...] = (),
-) -> RenderTarget:
+def target_for(release: HelmRelease, helm: Path, chart: Path, kube_version: str) -> RenderTarget:
+    """`release` to render for Kubernetes `kube_version` (`v1.35.0` or `1.35.0`); the API
+    versions of the stack's CRDs are added once its first renders show them."""
     return RenderTarget(
-        helm, chart, release.name, release.namespace, kube_version.removeprefix("v"), api_versions
+        helm, chart, release.name, release.namespace, kube_version.removeprefix("v")
     )
 
 
@@ -115,9 +111,9 @@ def api_versions_of(objects: list[dict[str, Any]]) -> tuple[str, ...]:
         if obj.get("kind") != "CustomResourceDefinition":
             continue
         spec = obj.get("spec") or {}
-        kind = (spec.get("names") or {}).get("kind", "")
+        kind = (spec.get("names") or {}).get("kind")
         for version in spec.get("versions") or []:
             if version.get("served", True):
                 group_version = f"{spec.get('group')}/{version.get('name')}"
-                found |= {group_version, f"{group_version}/{kind}"}
+                found |= {group_version, f"{group_version}/{kind}"} if kind else {group_version}
     return tuple(sorted(found))

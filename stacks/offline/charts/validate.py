@@ -46,11 +46,12 @@ def validate(
         crds.mkdir()
         named: dict[str, str] = {}
         for index, (where, obj) in enumerate(objects):
-            file, text = folder / f"{index:05d}.json", json.dumps(obj)  # JSON: one document
-            file.write_text(text, encoding="utf-8")
+            # JSON: one document a file, ASCII only (json.dumps escapes the rest)
+            file, data = folder / f"{index:05d}.json", json.dumps(obj).encode()
+            file.write_bytes(data)
             named[str(file)] = f"{where}: {object_label(obj)}"
             if obj.get("kind") == "CustomResourceDefinition":
-                (crds / file.name).write_text(text, encoding="utf-8")
+                (crds / file.name).write_bytes(data)
         args = [str(validator), str(folder), "--version", version, "--output", "json"]
         for crd_folder in (crds, *crd_folders):
             args += ["--local-crds", str(crd_folder)]
@@ -77,6 +78,6 @@ def _why(status: dict[str, Any]) -> str:
     causes = (status.get("details") or {}).get("causes") or []
     if causes:
         return "; ".join(
-            f"{c.get('field', '')}: {c.get('message', '')}".lstrip(": ") for c in causes
+            ": ".join(filter(None, (c.get("field"), c.get("message")))) for c in causes
         )
     return str(status.get("message") or status)

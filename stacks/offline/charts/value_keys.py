@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from components.platform.overrides import PlatformError, split_set
+from components.platform.overrides import split_set
 from components.platform.values_paths import Segment, render
 from core.errors import GpuCiError
 from recipes.catalog import Catalog
@@ -56,11 +56,8 @@ def value_sources(root: Path, stack: str) -> ValueSources:
     if platform is None:
         return ValueSources()
     sets = []
-    for index, item in enumerate(platform.set):
-        try:
-            component, path, _ = split_set(item)
-        except PlatformError:
-            continue
+    for index, item in enumerate(platform.set):  # load_config has refused any it cannot split
+        component, path, _ = split_set(item)
         sets.append((index, component, tuple(path)))
     prepared, _ = resolve_recipe(platform, platform.accelerator, root)
     if prepared is None:
@@ -122,8 +119,9 @@ def _shown(path: Path, root: Path | None) -> str:
 
 
 def _overlaps(given: tuple[str, ...], path: tuple[Segment, ...]) -> bool:
+    """One is the other's prefix (neither is empty: `split_set` and `dead_leaves` skip it)."""
     size = min(len(given), len(path))
-    return size > 0 and tuple(map(str, path[:size])) == given[:size]
+    return tuple(map(str, path[:size])) == given[:size]
 
 
 def _has(values: Any, path: tuple[Segment, ...]) -> bool:
