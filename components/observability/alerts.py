@@ -125,7 +125,7 @@ def exporter_rule(cfg: AlertsConfig) -> dict[str, Any]:
     )
 
 
-def arc_rules(cfg: AlertsConfig, *, queue_time: bool = False) -> list[dict[str, Any]]:
+def arc_rules(cfg: AlertsConfig, *, queue_time: bool) -> list[dict[str, Any]]:
     idle = f"count(max by (UUID) (max_over_time(DCGM_FI_DEV_GPU_UTIL[{IDLE_WINDOW}])) == 0) > 0"
     gone = (
         f"max by (scale_set) (max_over_time({_LISTENER_UP}[{LISTENER_SEEN_WITHIN}])) "

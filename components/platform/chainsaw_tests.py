@@ -22,7 +22,7 @@ TEST_LEVEL = "(the Test)"
 """The `step` of an operation in `spec.catch`, which runs when any step fails."""
 
 
-def duration_s(text: str) -> float | None:
+def duration_s(text: Any) -> float | None:
     """A Go `time.Duration` string (`5m`, `1m30s`, `250ms`) in seconds; None if not one
     (Chainsaw's timeouts are `metav1.Duration`, parsed by Go's `time.ParseDuration`:
     `chainsaw_durations.py`)."""
@@ -84,10 +84,10 @@ def budget_s(test: Mapping[str, Any]) -> int | None:
     spec = test.get("spec") or {}
     for timeouts in [spec.get("timeouts")] + [s.get("timeouts") for s in spec.get("steps") or []]:
         for key in READ_ONLY_OPERATIONS:
-            value = duration_s((timeouts or {}).get(key, ""))
+            value = duration_s((timeouts or {}).get(key))
             found += [value] if value is not None else []
     for op in operations(test):
-        value = duration_s(op.body.get("timeout", "")) if isinstance(op.body, Mapping) else None
+        value = duration_s(op.body.get("timeout")) if isinstance(op.body, Mapping) else None
         found += [value] if value is not None else []
     return int(max(found) + 0.999) if found else None
 

@@ -89,7 +89,7 @@ class ChartValues:
 # -- the charts --------------------------------------------------------------------------------
 def chart_name(chart: str) -> str:
     """The chart's own name in a recipe's chart reference (`nvidia/gpu-operator`)."""
-    return chart.rsplit("/", 1)[-1]
+    return chart.rpartition("/")[2]
 
 
 def chart_values(chart: str, version: str, root: Path = CHART_VALUES) -> ChartValues | None:

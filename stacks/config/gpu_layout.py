@@ -24,8 +24,17 @@ class HostGpus:
     count: int | None
     source: str
     """`VM.GPU.A10.1 (gpu-ci:vm.shape)` or `gpu-ci:host.gpus` (an unlisted shape: unknown)."""
-    bigger: str = ""
-    """A listed VM shape of the same GPU model with more GPUs, to suggest (oci-vm only)."""
+    model: str = ""
+    """The listed shape's GPU model (oci-vm only), whose VM shapes a refusal suggests."""
+
+
+def vm_shape_with(model: str, wanted: int) -> str:
+    """The listed VM shape of GPU `model` with the fewest GPUs that still has `wanted`, or ""
+    where none has (bare metal is a different host, not a `vm.shape` to swap in)."""
+    enough = [
+        s for s in GPU_SHAPES.values() if s.is_vm and s.gpuModel == model and s.gpuCount >= wanted
+    ]
+    return min(enough, key=lambda s: s.gpuCount).name if enough else ""
 
 
 def host_gpus(host: HostConfig, vm: VmCapacityConfig | None) -> HostGpus:
@@ -35,17 +44,12 @@ def host_gpus(host: HostConfig, vm: VmCapacityConfig | None) -> HostGpus:
         if host.gpus is None:
             return HostGpus(None, "the host (gpu-ci:host.gpus unset)")
         return HostGpus(host.gpus, "gpu-ci:host.gpus")
-    name = vm.shape if vm is not None else ""
-    shape = GPU_SHAPES.get(name)
+    if vm is None:
+        return HostGpus(None, "the VMs (gpu-ci:vm unset)")
+    shape = GPU_SHAPES.get(vm.shape)
     if shape is None:
-        return HostGpus(None, f"the unlisted shape {name} (gpu-ci:vm.shape)")
-    more = [
-        s
-        for s in GPU_SHAPES.values()
-        if s.is_vm and s.gpuModel == shape.gpuModel and s.gpuCount > shape.gpuCount
-    ]
-    bigger = min(more, key=lambda s: s.gpuCount).name if more else ""
-    return HostGpus(shape.gpuCount, f"{name} (gpu-ci:vm.shape)", bigger)
+        return HostGpus(None, f"the unlisted shape {vm.shape} (gpu-ci:vm.shape)")
+    return HostGpus(shape.gpuCount, f"{vm.shape} (gpu-ci:vm.shape)", shape.gpuModel)
 
 
 def _gpus(count: int) -> str:
@@ -54,11 +58,11 @@ def _gpus(count: int) -> str:
 
 def _instead(host: HostGpus, wanted: int) -> str:
     """The host-side fix for a layout that wants `wanted` GPUs."""
-    if host.bigger:
-        return f"use a shape with {_gpus(wanted)} (gpu-ci:vm.shape: {host.bigger})"
-    if host.source == "gpu-ci:host.gpus":
-        return "raise gpu-ci:host.gpus if the host has more"
-    return "use a host with more GPUs"
+    if host.model:
+        if shape := vm_shape_with(host.model, wanted):
+            return f"use a shape with {_gpus(wanted)} (gpu-ci:vm.shape: {shape})"
+        return f"use a host with more GPUs (no listed {host.model} VM shape has {_gpus(wanted)})"
+    return "raise gpu-ci:host.gpus if the host has more"  # the only other known count
 
 
 def check_layout(cluster: NvkindClusterSpec, host: HostConfig, vm: VmCapacityConfig | None) -> None:

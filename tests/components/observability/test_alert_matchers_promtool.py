@@ -2,7 +2,7 @@
 the exporters emit them: a GPU counts as idle only after its whole idle window at zero, a
 missing GPU is reported for the day it was seen within and no longer, and a listener is
 down by its own job's `up` alone (another target's failing scrape, even one labelled with
-the scale set, is not the listener). And the rule is the object the docs name."""
+the scale set, is not the listener). test_alerts.py: the rule is the object the docs name."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from pathlib import Path
 from components.observability.alerts import rule_groups
 from components.observability.alerts_config import AlertsConfig
 from components.observability.monitors import CONTROLLER_JOB, LISTENER_JOB
-from stacks.offline.plan import plan_run
 from tests.components.observability import test_alerts_promtool as alerts
 from tests.components.observability.promtool import run
 from tests.components.observability.scenario import GPU_A, GPU_B
@@ -105,11 +104,3 @@ def test_a_missing_gpu_is_reported_for_the_day_it_was_seen_within(tmp_path: Path
         ],
         rule_groups(CFG, arc=False),
     )
-
-
-def test_the_rule_is_the_prometheusrule_the_docs_name() -> None:
-    """docs/observability.md and docs/configuration.md name the PrometheusRule
-    `gpu-ci-alerts` (`kubectl get prometheusrule gpu-ci-alerts`)."""
-    run_ = plan_run("dev")
-    (rule,) = run_.by_type("kubernetes:monitoring.coreos.com/v1:PrometheusRule")
-    assert rule.inputs["metadata"]["name"] == "gpu-ci-alerts"

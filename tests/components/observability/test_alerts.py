@@ -1,45 +1,28 @@
 """The PrometheusRule `gpu-ci-alerts`: in the plan of every stack with observability, labelled
-for the Prometheus that loads it, valid as Prometheus parses rules, its thresholds config.
+for the Prometheus that loads it, its thresholds config reaching the rules.
 
-What each alert does is test_alerts_promtool.py's."""
+The rule groups themselves (valid as Prometheus parses rules, the thresholds' config) are
+test_alert_rules.py's; what each alert does is test_alerts_promtool.py's."""
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
-from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
-from components.observability.alerts import RULE_NAME, rule_groups
-from components.observability.alerts_config import THRESHOLDS, AlertsConfig
 from stacks.offline.plan import REPO, plan_run
 from stacks.offline.records import ProgramRun, Registration
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, oke
-from tests.components.observability.promql_check import check
-from tests.components.observability.promtool import check_rules
+from tests.components.observability.test_alert_rules import (
+    GPU_ALERTS,
+    QUEUE_ALERTS,
+    RUNNER_QUEUE_ALERTS,
+    alerts,
+)
 from tests.stacks.stack_helpers import dev_stack, run_stack
 
 RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
-GPU_ALERTS = ["GpuXidError", "GpuMissing"]
-ARC_ALERTS = [
-    "GpuJobsWaiting",
-    "GpuRunnersNotRegistering",
-    "GpuRunnersFailed",
-    "ArcListenerDown",
-    "ArcControllerDown",
-    "GpuIdleWhileJobsWait",
-]
-QUEUE_ALERTS = [ARC_ALERTS[0], "GpuQueueExporterFailing", *ARC_ALERTS[1:]]
-"""With the queue-time exporter (on wherever ARC is, by default)."""
-RUNNER_QUEUE_ALERTS = ["GpuJobsWaiting", "GpuQueueExporterFailing"]
-"""VM runners without ARC: the exporter's group alone."""
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
-
-
-def alerts(groups: list[dict[str, Any]]) -> list[str]:
-    return [r["alert"] for g in groups for r in g["rules"]]
 
 
 @cache
@@ -61,7 +44,8 @@ def test_every_stack_with_observability_plans_the_rule(stack: str) -> None:
         return
     (rule,) = rules
     assert rule.parent == monitoring[0].urn
-    assert rule.inputs["metadata"]["name"] == RULE_NAME
+    # the name Prometheus's rule list, `kubectl get prometheusrules` and docs/observability.md use
+    assert rule.inputs["metadata"]["name"] == "gpu-ci-alerts"
     monitors = {m.name for m in run.by_type("kubernetes:monitoring.coreos.com/v1:PodMonitor")}
     expected = GPU_ALERTS
     if "monitoring-arc-listeners" in monitors:
@@ -120,61 +104,3 @@ def test_thresholds_reach_the_rules() -> None:
 def test_alerts_off_plans_no_rule() -> None:
     run = run_stack(dev_stack(**{"gpu-ci:observability": {"alerts": {"enabled": False}}}))
     assert run.by_type(RULE) == []
-
-
-@pytest.mark.parametrize(
-    ("arc", "queue"), [(False, False), (False, True), (True, False), (True, True)]
-)
-def test_the_rules_parse_as_prometheus_parses_them(tmp_path: Path, arc: bool, queue: bool) -> None:
-    groups = rule_groups(AlertsConfig(), arc=arc, queue_time=queue)
-    ok, output = check_rules(tmp_path, groups)
-    assert ok, output
-    assert f"SUCCESS: {len(alerts(groups))} rules found" in output
-
-
-def test_a_rule_prometheus_refuses_is_caught(tmp_path: Path) -> None:
-    groups = rule_groups(AlertsConfig(), arc=False)
-    groups[0]["rules"][0]["expr"] = "max by (UUID (DCGM_FI_DEV_XID_ERRORS)"
-    assert not check_rules(tmp_path, groups)[0]
-
-
-@pytest.mark.parametrize("queue", [False, True])
-def test_every_alert_reads_only_what_is_exported(queue: bool) -> None:
-    groups = rule_groups(AlertsConfig(), arc=True, queue_time=queue)
-    assert alerts(groups) == GPU_ALERTS + (QUEUE_ALERTS if queue else ARC_ALERTS)
-    problems = {r["alert"]: check(r["expr"]) for g in groups for r in g["rules"]}
-    assert {a: p for a, p in problems.items() if p} == {}
-    for rule in (r for g in groups for r in g["rules"]):
-        assert rule["labels"]["severity"] in ("warning", "critical")
-        assert rule["annotations"]["description"].endswith("See docs/observability.md#alerts.")
-
-
-@pytest.mark.parametrize("key", THRESHOLDS)
-def test_a_threshold_is_a_prometheus_duration(key: str) -> None:
-    assert getattr(AlertsConfig(**{key: "1h30m"}), key) == "1h30m"
-    with pytest.raises(ValidationError) as caught:
-        AlertsConfig(**{key: "15 minutes"})
-    (error,) = caught.value.errors()
-    assert error["loc"] == (key,)
-    assert "'15 minutes' is not a Prometheus duration for an alert threshold" in error["msg"]
-
-
-def test_the_defaults() -> None:
-    cfg = AlertsConfig()
-    assert cfg.enabled is True
-    assert [getattr(cfg, k) for k in THRESHOLDS] == ["15m", "20m", "5m", "15m", "5m"]
-    with pytest.raises(ValidationError):
-        AlertsConfig(jobsWaitingLongerThan="15m", unknown="x")  # type: ignore[call-arg]
-
-
-def test_vm_runners_get_the_exporters_rules_as_arc_has_them() -> None:
-    cfg = AlertsConfig(jobsWaitingLongerThan="20m")
-    gpus, queue = rule_groups(cfg, arc=False, queue_time=True)
-    assert (gpus["name"], queue["name"]) == ("gpu-ci.gpus", "gpu-ci.queue")
-    with_arc = {
-        r["alert"]: r for g in rule_groups(cfg, arc=True, queue_time=True) for r in g["rules"]
-    }
-    assert queue["rules"] == [with_arc[alert] for alert in RUNNER_QUEUE_ALERTS]
-    assert queue["rules"][0]["expr"] == (
-        "max by (runner_label) (gpu_ci_queue_oldest_job_age_seconds) > 1200"
-    )

@@ -164,3 +164,45 @@ def test_nesting_through_list_items_counts_each_level() -> None:
         f"the svc chart (1.0.0) has no value '{render(pairs)}.zz'; keys under '{render(pairs)}': l"
     )
     assert chart.miss([*pairs, "l", 0, "zz"]) is None  # the list 33 levels down: free-form
+
+
+SEVEN = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(("draft", "known"), [(None, None), (SEVEN, "v.extra")])
+def test_an_alternatives_ref_replaces_its_siblings_only_under_draft_07(
+    draft: str | None, known: str | None
+) -> None:
+    """As test_values_schema_helm.py shows Helm reading a `$ref` beside other keywords."""
+    alternative = {"$ref": "#/definitions/tls", "properties": {"extra": {}}}
+    schema: dict[str, Any] = {
+        "properties": {"v": {"anyOf": [alternative]}},
+        "definitions": {"tls": {"properties": {"tls": {}}}},
+    }
+    if draft:
+        schema["$schema"] = draft
+    miss = _chart(schema).miss(["v", "extra"])
+    assert miss == (known and "the svc chart (1.0.0) has no value 'v.extra'; keys under 'v': tls")
+
+
+def test_types_beside_a_ref_are_the_types_both_allow() -> None:
+    schema = {
+        "properties": {"n": {"$ref": "#/definitions/n", "type": ["integer", "null"]}},
+        "definitions": {"n": {"type": ["string", "integer"]}},
+    }
+    assert _chart(schema).miss(["n", "x"]) == (
+        "'n' is a integer in the svc chart (1.0.0), so nothing can be set under it"
+    )
+
+
+@pytest.mark.parametrize("document", [True, [], "x"])
+def test_a_schema_document_that_is_no_object_is_free_form(document: Any) -> None:
+    assert ChartValues("svc", "1.0.0", from_schema(document, document)).miss(["a", "b"]) is None
+
+
+def test_a_ref_to_the_whole_document_is_followed_and_an_anchor_is_not() -> None:
+    schema = {"type": "object", "properties": {"self": {"$ref": "#"}, "a": {"$ref": "#a"}}}
+    assert _chart(schema).miss(["self", "self", "x"]) == (
+        "the svc chart (1.0.0) has no value 'self.self.x'; keys under 'self.self': a, self"
+    )
+    assert _chart(schema).miss(["a", "x"]) is None  # an `$anchor`: not followed, free-form

@@ -55,8 +55,8 @@ REFUSED = [
     pytest.param(
         a10("VM.GPU.A10.2", {"gpus": [[0], [2]]}),
         "gpu-ci:cluster.gpus: worker 1 is given GPU 2, but the host has 2 GPUs (indexes 0-1), "
-        "from VM.GPU.A10.2 (gpu-ci:vm.shape); use a host with more GPUs, or give each worker "
-        "indexes below 2 [given: [[0], [2]]]",
+        "from VM.GPU.A10.2 (gpu-ci:vm.shape); use a host with more GPUs (no listed A10 VM "
+        "shape has 3 GPUs), or give each worker indexes below 2 [given: [[0], [2]]]",
         id="index-beyond-the-biggest-vm-shape",
     ),
     pytest.param(
