@@ -89,11 +89,13 @@ class Expected:
         cls,
         pins: Pins = PINS,
         *,
-        driver_branch: str = "",
-        toolkit: str = "",
-        nvkind: str = "",
-        cluster: str = "",
+        driver_branch: str | None = None,
+        toolkit: str | None = None,
+        nvkind: str | None = None,
+        cluster: str | None = None,
     ) -> Expected:
+        """The pins, each overridden by a non-empty value (the drift job passes `""` for a
+        version the stack does not set)."""
         return cls(
             driver_branch=driver_branch or pins.driver_branch,
             toolkit=toolkit or pins.toolkit_version,
@@ -173,10 +175,8 @@ def _tools(report: ProbeReport, want: Expected) -> list[str]:
 def compare(host: str, report: ProbeReport, want: Expected) -> Drift:
     """Every difference between the report and the pins; a reading the probe could not
     take is a difference too (it cannot be shown to match)."""
-    drift = Drift(host)
-    drift.differences += _driver(report, want) + _toolkit(report, want) + _tools(report, want)
-    drift.differences += [f"probe: could not read {e}" for e in report.errors]
-    return drift
+    found = _driver(report, want) + _toolkit(report, want) + _tools(report, want)
+    return Drift(host, [*found, *(f"probe: could not read {e}" for e in report.errors)])
 
 
 class ProbeReportError(GpuCiError):
@@ -202,11 +202,11 @@ def load_report(path: Path) -> ProbeReport:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m components.host.probe_compare")
     parser.add_argument("report", type=Path, help="host-probe.sh's JSON output")
-    parser.add_argument("--host", default="", help="the host's name in the output")
-    parser.add_argument("--driver-branch", default="", help=f"default {PINS.driver_branch}")
-    parser.add_argument("--toolkit", default="", help=f"default {PINS.toolkit_version}")
-    parser.add_argument("--nvkind", default="", help=f"commit; default {PINS.nvkind.commit}")
-    parser.add_argument("--cluster", default="", help=f"default {DEFAULT_CLUSTER}")
+    parser.add_argument("--host", help="the host's name in the output")
+    parser.add_argument("--driver-branch", help=f"default {PINS.driver_branch}")
+    parser.add_argument("--toolkit", help=f"default {PINS.toolkit_version}")
+    parser.add_argument("--nvkind", help=f"commit; default {PINS.nvkind.commit}")
+    parser.add_argument("--cluster", help=f"default {DEFAULT_CLUSTER}")
     args = parser.parse_args(argv)
     try:
         report = load_report(args.report)

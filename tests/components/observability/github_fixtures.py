@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import time
 from functools import cache
 from pathlib import Path
@@ -17,9 +18,15 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # dev dependency without stubs
 
+# Where tests/conftest.py finds the upstream data: GPU_CI_UPSTREAM (which `tasks.py mutate`
+# sets for its scratch copies of the tree), else ../shared/upstream beside the checkout.
 DESCRIPTION = (
-    Path(__file__).resolve().parents[3].parent
-    / "shared/upstream/schemas/github-rest-api/actions-workflow-runs-jobs.json"
+    Path(
+        os.environ.get(
+            "GPU_CI_UPSTREAM", Path(__file__).resolve().parents[3].parent / "shared/upstream"
+        )
+    )
+    / "schemas/github-rest-api/actions-workflow-runs-jobs.json"
 )
 
 

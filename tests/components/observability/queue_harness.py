@@ -3,15 +3,26 @@
 `World` is ground truth: each job's creation, start on a runner, completion, as GitHub would
 report it at any moment; `sync(t)` makes the fake serve exactly that. A `Life` is one exporter
 process (its registry, poller and /metrics server) over a state file that outlives it.
+`served` starts the fake with the App's key and a clock, `polls` runs a life through a stretch
+of the timeline a minute at a time, and `series` reads one family back from a scrape: the
+set-up every queue test shares.
+
+Each run and job the fake serves is GitHub's example checked against its schema
+(github_fixtures.py); a job's item at a given stage is made once per process, since the check
+is what a timeline's thousands of syncs would otherwise spend their time on.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import subprocess
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +64,22 @@ class Spec:
 def app_key(tmp: Path) -> Path:
     """An RSA App key (openssl), its public half, and the Secret's other two files."""
     key, public = tmp / "private_key", tmp / "public.pem"
-    subprocess.run(["openssl", "genrsa", "-out", str(key), "2048"], check=True, capture_output=True)
-    subprocess.run(
-        ["openssl", "rsa", "-in", str(key), "-pubout", "-out", str(public)],
-        check=True,
-        capture_output=True,
-    )
+    private_pem, public_pem = _key_pair()
+    key.write_bytes(private_pem)
+    public.write_bytes(public_pem)
     (tmp / "app_id").write_text("1234567\n")
     (tmp / "installation_id").write_text("87654321\n")
     return public
+
+
+@cache
+def _key_pair() -> tuple[bytes, bytes]:
+    """One 2048-bit key per process (openssl genrsa), its PEM and its public half's."""
+    made = subprocess.run(["openssl", "genrsa", "2048"], check=True, capture_output=True).stdout
+    public = subprocess.run(
+        ["openssl", "rsa", "-pubout"], input=made, check=True, capture_output=True
+    ).stdout
+    return made, public
 
 
 @dataclass
@@ -76,28 +94,46 @@ class World:
         for s in [s for s in self.specs if s.created <= t]:
             done = s.completed is not None and s.completed <= t
             started = s.started is not None and s.started <= t
-            runner = f"{s.labels[-1]}-runner-{s.job}" if started else None
-            item = gh.job(
-                s.job,
-                s.run,
-                list(s.labels),
-                s.created,
-                started=s.started if started else None,
-                completed=s.completed if done else None,
-                conclusion=s.conclusion if done else None,
-                runner=runner,
-            )
+            item = _job_item(s, started=started, done=done)
             jobs.setdefault(s.run, []).append(item)
             runs.setdefault(s.repo, {}).setdefault(s.run, []).append(item["status"])
             created[s.run] = min(created.get(s.run, s.created), s.created)
         served = {}
         for repo, by_run in runs.items():
             served[repo] = [
-                gh.run(repo, run, _run_status(statuses), created[run])
+                _run_item(repo, run, _run_status(statuses), created[run])
                 for run, statuses in by_run.items()
             ]
         with self.fake.lock:
             self.fake.runs, self.fake.jobs = served, jobs
+
+
+@cache
+def _checked_job(s: Spec, *, started: bool, done: bool) -> dict[str, Any]:
+    return gh.job(
+        s.job,
+        s.run,
+        list(s.labels),
+        s.created,
+        started=s.started if started else None,
+        completed=s.completed if done else None,
+        conclusion=s.conclusion if done else None,
+        runner=f"{s.labels[-1]}-runner-{s.job}" if started else None,
+    )
+
+
+def _job_item(s: Spec, *, started: bool, done: bool) -> dict[str, Any]:
+    """The job as GitHub reports it at that stage (a copy: the fake may be handed it)."""
+    return copy.deepcopy(_checked_job(s, started=started, done=done))
+
+
+@cache
+def _checked_run(repo: str, run: int, status: str, created: float) -> dict[str, Any]:
+    return gh.run(repo, run, status, created)
+
+
+def _run_item(repo: str, run: int, status: str, created: float) -> dict[str, Any]:
+    return copy.deepcopy(_checked_run(repo, run, status, created))
 
 
 def _run_status(statuses: list[str]) -> str:
@@ -168,3 +204,38 @@ def samples(text: str) -> dict[tuple[str, str], float]:
         assert match, line
         out[(match.group(1), match.group(2) or "")] = float(match.group(3))
     return out
+
+
+def series(text: str, name: str) -> dict[str, float]:
+    """{'{labels}': value} of one series name's samples in an exposition text."""
+    return {labels: v for (n, labels), v in samples(text).items() if n == name}
+
+
+@contextmanager
+def served(tmp: Path, max_per_page: int = 100) -> Iterator[FakeGitHub]:
+    """The fake GitHub API on loopback, with a new App key in `tmp` and a `Clock` at T0."""
+    fake = FakeGitHub(app_key(tmp), Clock(), max_per_page=max_per_page).start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+def clock_of(fake: FakeGitHub) -> Clock:
+    """The clock `served` gave the fake, which the exporter's lives share."""
+    assert isinstance(fake.now, Clock)
+    return fake.now
+
+
+def polls(life: Life, world: World, start: float, end: float, *, scrape: bool = False) -> list[str]:
+    """One poll a minute from `start` to `end` (inclusive), each of which must complete,
+    with the world synced first; each poll's /metrics text when `scrape`."""
+    clock, texts = clock_of(world.fake), []
+    clock.t = start
+    while clock.t <= end:
+        world.sync(clock.t)
+        assert life.poller.poll(), life.messages
+        if scrape:
+            texts.append(life.scrape())
+        clock.t += MINUTE
+    return texts

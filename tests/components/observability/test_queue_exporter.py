@@ -18,15 +18,15 @@ from tests.components.observability.fake_github import FakeGitHub
 from tests.components.observability.queue_harness import (
     HOUR,
     LABEL,
-    MINUTE,
     T0,
-    Clock,
     Life,
     Spec,
     World,
-    app_key,
+    clock_of,
     config,
-    samples,
+    polls,
+    series,
+    served,
 )
 
 A, B = "octo-org/trainer", "octo-org/katib"
@@ -44,56 +44,41 @@ SPECS = [
 
 @pytest.fixture
 def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
-    clock = Clock()
-    served = FakeGitHub(app_key(tmp_path), clock, max_per_page=2).start()
-    yield served
-    served.stop()
-
-
-def _polls(life: Life, world: World, clock: Clock, start: float, end: float) -> None:
-    clock.t = start
-    while clock.t <= end:
-        world.sync(clock.t)
-        assert life.poller.poll(), life.messages
-        clock.t += MINUTE
-
-
-def _series(text: str, name: str) -> dict[str, float]:
-    return {labels: v for (n, labels), v in samples(text).items() if n == name}
+    with served(tmp_path, max_per_page=2) as github:
+        yield github
 
 
 def test_each_job_is_counted_once_across_pages_and_a_restart(
     fake: FakeGitHub, tmp_path: Path
 ) -> None:
-    clock = fake.now
-    assert isinstance(clock, Clock)
+    clock = clock_of(fake)
     world = World(fake, SPECS)
     cfg = config(fake, tmp_path, [A, B])
     first = Life.start(cfg, clock)
     # The first life starts before any job: nothing it sees started before it.
-    _polls(first, world, clock, T0, T0 + 2940)
+    polls(first, world, T0, T0 + 2940)
     before = first.scrape()
     first.stop()
     # An hour with no exporter; the next life reads the first one's record.
     second = Life.start(cfg, clock)
-    _polls(second, world, clock, T0 + HOUR, T0 + 3 * HOUR + 600)
+    polls(second, world, T0 + HOUR, T0 + 3 * HOUR + 600)
     after = second.scrape()
     second.stop()
 
     a, b = f'repository="{A}",runner_label="{LABEL}"', f'repository="{B}",runner_label="{LABEL}"'
-    assert _series(before, f"{WAIT}_count") == {f"{{{a}}}": 1.0, f"{{{b}}}": 1.0}
-    assert _series(before, f"{WAIT}_sum") == {f"{{{a}}}": 300.0, f"{{{b}}}": 100.0}
-    assert _series(before, LEFT) == {f"{{{b}}}": 1.0}
+    assert series(before, f"{WAIT}_count") == {f"{{{a}}}": 1.0, f"{{{b}}}": 1.0}
+    assert series(before, f"{WAIT}_sum") == {f"{{{a}}}": 300.0, f"{{{b}}}": 100.0}
+    assert series(before, LEFT) == {f"{{{b}}}": 1.0}
     # 1005 started while nothing polled (found by `created>=`), 1002 after two hours; 1006,
     # still running, is in the record and not observed again.
-    assert _series(after, f"{WAIT}_count") == {f"{{{a}}}": 2.0}
-    assert _series(after, f"{WAIT}_sum") == {f"{{{a}}}": 300.0 + 2 * HOUR}
-    assert _series(after, f"{WAIT}_bucket").get(f'{{{a},le="7200"}}') == 2.0
-    assert _series(after, f"{WAIT}_bucket").get(f'{{{a},le="5400"}}') == 1.0
-    assert _series(after, LEFT) == {}
+    assert series(after, f"{WAIT}_count") == {f"{{{a}}}": 2.0}
+    assert series(after, f"{WAIT}_sum") == {f"{{{a}}}": 300.0 + 2 * HOUR}
+    assert series(after, f"{WAIT}_bucket").get(f'{{{a},le="7200"}}') == 2.0
+    assert series(after, f"{WAIT}_bucket").get(f'{{{a},le="5400"}}') == 1.0
+    assert series(after, LEFT) == {}
     # The three never-started jobs, the oldest queued since T0 (three hours and ten minutes).
-    assert _series(after, QUEUED) == {f'{{runner_label="{LABEL}"}}': 3.0}
-    assert _series(after, OLDEST) == {f'{{runner_label="{LABEL}"}}': 3 * HOUR + 600}
+    assert series(after, QUEUED) == {f'{{runner_label="{LABEL}"}}': 3.0}
+    assert series(after, OLDEST) == {f'{{runner_label="{LABEL}"}}': 3 * HOUR + 600}
     gone = [path for _, path, _ in fake.log if "created=" in path]
     assert gone and all("created=%3E%3D2026-12-01T10%3A48%3A00Z" in p for p in gone)
     assert any("page=2" in path for _, path, _ in fake.log)  # the Link header was followed
@@ -101,20 +86,19 @@ def test_each_job_is_counted_once_across_pages_and_a_restart(
 
 def test_an_unchanged_world_costs_no_rate_limit(fake: FakeGitHub, tmp_path: Path) -> None:
     """The second poll of the same answers is all 304s, which GitHub does not count."""
-    clock = fake.now
-    assert isinstance(clock, Clock)
+    clock = clock_of(fake)
     world = World(fake, SPECS)
     life = Life.start(config(fake, tmp_path, [A, B]), clock)
-    _polls(life, world, clock, T0 + 200, T0 + 200)
+    polls(life, world, T0 + 200, T0 + 200)
     spent, requests = fake.counted(), len(fake.log)
-    _polls(life, world, clock, T0 + 260, T0 + 260)
+    polls(life, world, T0 + 260, T0 + 260)
     assert fake.counted() == spent
     assert len(fake.log) > requests
     assert all(status == 304 for _, _, status in fake.log[requests:])
     text = life.scrape()
     life.stop()
     assert (
-        _series(text, "gpu_ci_queue_api_requests_total")['{code="304"}'] == len(fake.log) - requests
+        series(text, "gpu_ci_queue_api_requests_total")['{code="304"}'] == len(fake.log) - requests
     )
 
 
@@ -122,18 +106,17 @@ def test_a_new_pod_does_not_count_jobs_that_started_before_it(
     fake: FakeGitHub, tmp_path: Path
 ) -> None:
     """No record: jobs already on a runner may have been counted by a pod before; skipped."""
-    clock = fake.now
-    assert isinstance(clock, Clock)
+    clock = clock_of(fake)
     world = World(fake, SPECS)
     life = Life.start(config(fake, tmp_path, [A, B]), clock)
     clock.t = T0 + 2200
     life.poller.started = clock.t
-    _polls(life, world, clock, T0 + 2200, T0 + 2 * HOUR + 120)
+    polls(life, world, T0 + 2200, T0 + 2 * HOUR + 120)
     text = life.scrape()
     life.stop()
     a = f'repository="{A}",runner_label="{LABEL}"'
     # 1006 was running: recorded, not observed. 1001 and 1003 were over, their runs are
     # no longer listed as open, and a pod with no record looks no further back.
-    skipped = _series(text, "gpu_ci_queue_skipped_items_total")
+    skipped = series(text, "gpu_ci_queue_skipped_items_total")
     assert skipped == {'{reason="started_before_first_poll"}': 1.0}
-    assert _series(text, f"{WAIT}_count") == {f"{{{a}}}": 2.0}  # 1005 and 1002
+    assert series(text, f"{WAIT}_count") == {f"{{{a}}}": 2.0}  # 1005 and 1002

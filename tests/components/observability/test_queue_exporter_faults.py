@@ -20,9 +20,10 @@ from tests.components.observability.queue_harness import (
     Clock,
     Life,
     World,
-    app_key,
+    clock_of,
     config,
-    samples,
+    series,
+    served,
 )
 
 REPO = "octo-org/trainer"
@@ -30,20 +31,18 @@ REPO = "octo-org/trainer"
 
 @pytest.fixture
 def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
-    served = FakeGitHub(app_key(tmp_path), Clock()).start()
-    yield served
-    served.stop()
+    with served(tmp_path) as github:
+        yield github
 
 
 def _life(fake: FakeGitHub, tmp_path: Path, **changes: object) -> tuple[Life, Clock]:
-    clock = fake.now
-    assert isinstance(clock, Clock)
+    clock = clock_of(fake)
     World(fake).sync(T0)
     return Life.start(config(fake, tmp_path, [REPO], **changes), clock), clock
 
 
 def _metric(life: Life, name: str) -> dict[str, float]:
-    return {labels: v for (n, labels), v in samples(life.scrape()).items() if n == name}
+    return series(life.scrape(), name)
 
 
 @pytest.mark.parametrize(

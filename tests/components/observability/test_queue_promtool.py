@@ -20,20 +20,20 @@ from components.observability.alerts import rule_groups
 from components.observability.alerts_config import AlertsConfig
 from components.observability.metrics import QUEUE_BUCKETS, labels_of, series_names
 from components.observability.queue_deploy import JOB
-from tests.components.observability.fake_github import FakeGitHub
 from tests.components.observability.promtool import run, substitute
 from tests.components.observability.queue_harness import (
     HOUR,
     LABEL,
     MINUTE,
     T0,
-    Clock,
     Life,
     Spec,
     World,
-    app_key,
+    clock_of,
     config,
+    polls,
     samples,
+    served,
 )
 from tests.components.observability.scenario import bucket_quantile
 from tests.upstream_tools import run_tool
@@ -56,18 +56,10 @@ TARGET = (
 def scrapes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
     """The /metrics text after each minute's poll, minutes 0 to END."""
     tmp = tmp_path_factory.mktemp("queue")
-    clock = Clock()
-    fake = FakeGitHub(app_key(tmp), clock).start()
-    world = World(fake, SPECS)
-    life = Life.start(config(fake, tmp, [A, B]), clock)
-    texts = []
-    for minute in range(END + 1):
-        clock.t = T0 + minute * MINUTE
-        world.sync(clock.t)
-        assert life.poller.poll(), life.messages
-        texts.append(life.scrape())
-    life.stop()
-    fake.stop()
+    with served(tmp) as fake:
+        life = Life.start(config(fake, tmp, [A, B]), clock_of(fake))
+        texts = polls(life, World(fake, SPECS), T0, T0 + END * MINUTE, scrape=True)
+        life.stop()
     yield texts
 
 
