@@ -43,7 +43,8 @@ BUDGET_FACTOR = 15
 
 
 def arguments(argv: list[str]) -> argparse.Namespace:
-    cli = argparse.ArgumentParser(prog="collect.py", description=__doc__.splitlines()[0])
+    about = " ".join(__doc__.split("\n\n")[0].split())  # the docstring's first paragraph
+    cli = argparse.ArgumentParser(prog="collect.py", description=about)
     cli.add_argument("--out", required=True, help="the bundle folder (DIR.tar.gz beside it)")
     cli.add_argument("--cluster", required=True, help="the kind cluster's name")
     cli.add_argument("--kubeconfig", default="", help="else `kind get kubeconfig`")

@@ -99,10 +99,11 @@ class Cluster:
         self.runner = runner
         self.kubectl = [kubectl, "--request-timeout=30s"]
 
-    def get(self, name: str, *args: str, rel: str = "") -> Any:
-        done = self.runner.run(name, [*self.kubectl, *args], rel)
-        answer = parsed(done) if not rel else None
-        if done.ok and not rel and answer is None:
+    def get(self, name: str, *args: str) -> Any:
+        """A JSON answer (kept in scratch, never shipped); None when it failed or is not JSON."""
+        done = self.runner.run(name, [*self.kubectl, *args])
+        answer = parsed(done)
+        if done.ok and answer is None:
             self.runner.note(name, FAILED, "", "the answer is not JSON")
         return answer
 

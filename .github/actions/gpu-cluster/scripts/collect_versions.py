@@ -34,8 +34,8 @@ class Versions:
         self.plan = plan
         self.rows: list[tuple[str, str, str, str, str]] = []
 
-    def ask(self, name: str, argv: list[str], *, root: bool = False) -> str:
-        done = self.runner.run(f"version: {name}", argv, root=root)
+    def ask(self, name: str, argv: list[str]) -> str:
+        done = self.runner.run(f"version: {name}", argv)
         return done.text().strip() if done.ok else ""
 
     def row(self, what: str, pinned: str, planned: str, installed: str, same: bool) -> None:
@@ -87,7 +87,7 @@ class Versions:
         same = major is not None and loaded.split(".")[0] == major.group(0)
         self.row("driver", branch, package, loaded, same)
         docker = self.ask("docker", ["docker", "version", "--format", "{{.Server.Version}}"])
-        self.row("docker", "", "", docker, True)
+        self.row("docker", "", "", docker, same=False)  # nothing to expect: always "?"
         if pulumi:
             installed = _semver(self.ask("pulumi", [pulumi, "version"]))
             planned = str(self.plan.get("pulumi", ""))
@@ -97,7 +97,7 @@ class Versions:
         answer = parsed(self.runner.run("version: cluster", [kubectl, "version", "-o", "json"]))
         server = ((answer or {}).get("serverVersion") or {}).get("gitVersion", "")
         planned = str(self.plan.get("kubernetes", ""))
-        self.row("kubernetes", "", planned, str(server), str(server).startswith(planned or "?"))
+        self.row("kubernetes", "", planned, str(server), str(server).startswith(planned))
         releases = parsed(
             self.runner.run("version: helm releases", [helm, "list", "-A", "-o", "json"])
         )
@@ -107,7 +107,11 @@ class Versions:
             if isinstance(r, dict)
         }
         for release, chart in sorted((self.plan.get("charts") or {}).items()):
-            name, _, version = str(chart).partition(" ")
+            ref, _, version = str(chart).partition(" ")
+            # `helm list`'s chart is the chart's own name and version (helm/helm
+            # pkg/cmd/list.go, formatChartname); an OCI chart's reference ends in that name
+            # (pkg/pusher/ocipusher.go pushes to REGISTRY/NAME:VERSION).
+            name = ref.rsplit("/", 1)[-1]
             pinned = self.pins.get(f"chart {name}", "")
             found = deployed.get(release, "")
             self.row(
