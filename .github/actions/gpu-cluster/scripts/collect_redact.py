@@ -47,9 +47,14 @@ _KEYS = "|".join(re.escape(k) for k in CREDENTIAL_KEYS)
 PATTERNS: dict[str, re.Pattern[bytes]] = {
     # One PEM block within a line (JSON, a log's escaped string): armour kept, body gone.
     "pem": re.compile(rb"(-----BEGIN ([A-Z0-9 ]+)-----).*?(-----END \2-----)"),
-    # `key: value`, `"key": "value"`, `key=value` for a credential key, whole word.
+    # `key: value`, `"key": "value"`, `key=value` for a credential key, whole word, and a
+    # command line's `--key=value` or `--key value` (kubectl's `--token`, `--password`).
     "credential": re.compile(
-        rb"((?<![\w-])[\"']?(?:" + _KEYS.encode() + rb")[\"']?\s*[:=]\s*[\"']?)([^\s\"',}]+)"
+        rb"((?<![\w-])(?:--(?:"
+        + _KEYS.encode()
+        + rb")(?:=|\s+)|[\"']?(?:"
+        + _KEYS.encode()
+        + rb")[\"']?\s*[:=]\s*[\"']?))([^\s\"',}]+)"
     ),
     "authorization": re.compile(rb"(?i)(\b(?:bearer|basic)\s+)([A-Za-z0-9._~+/=-]{8,})"),
     "github-token": re.compile(rb"\b(gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}"),
