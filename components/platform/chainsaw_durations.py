@@ -46,11 +46,13 @@ def _integer(text: str) -> tuple[int, str]:
 
 
 def _fraction(text: str) -> tuple[int, float, str]:
-    """The digits after a point (as Go keeps them: those that fit, then ignored)."""
+    """The digits after a point (as Go keeps them: those that fit, then ignored). Go's
+    `leadingFraction` also stops at `x > (1<<63-1)/10`, lest `x*10` wrap its uint64; a
+    Python int does not wrap, and any such `x` makes `bigger` pass 2^63 too."""
     value, scale, index, full = 0, 1.0, 0, False
     while index < len(text) and text[index] in _DIGITS:
         bigger = value * 10 + int(text[index])
-        full = full or value > (LIMIT - 1) // 10 or bigger > LIMIT
+        full = full or bigger > LIMIT
         if not full:
             value, scale = bigger, scale * 10
         index += 1
@@ -86,12 +88,11 @@ def parse_ns(text: str) -> int:
             raise DurationError("a number has no unit")
         if unit not in _UNITS_NS:
             raise DurationError(f"unknown unit {unit!r}")
+        # Go bounds `v` before `v*unit`, and each part before the sum, lest its uint64 wrap;
+        # Python's ints do not, so bounding the sum refuses the same strings.
         size = _UNITS_NS[unit]
-        if whole > LIMIT // size:
-            raise DurationError(_TOO_LONG)
-        part = whole * size + (int(float(fraction) * (float(size) / scale)) if fraction else 0)
-        total += part
-        if part > LIMIT or total > LIMIT:
+        total += whole * size + int(float(fraction) * (float(size) / scale))
+        if total > LIMIT:
             raise DurationError(_TOO_LONG)
     if not negative and total > LIMIT - 1:
         raise DurationError(_TOO_LONG)

@@ -65,7 +65,7 @@ def _literal(argument: str) -> str | None:
     """A JMESPath string literal's value (`'raw'` or a JSON string in backticks)."""
     if len(argument) >= 2 and argument[0] == argument[-1] == "'":
         return argument[1:-1].replace("\\'", "'")
-    if len(argument) >= 2 and argument[0] == argument[-1] == "`":
+    if argument[:1] == argument[-1:] == "`":  # a lone "`" holds "", never JSON
         try:
             value = json.loads(argument[1:-1])
         except ValueError:

@@ -65,9 +65,9 @@ def _seconds(value: Any) -> float | None:
         return None
 
 
-def _merged(base: Mapping[str, float], timeouts: Any) -> dict[str, float]:
+def _merged(base: Mapping[str, float], timeouts: Mapping[str, Any] | None) -> dict[str, float]:
     merged = dict(base)
-    for kind, value in (timeouts or {}).items() if isinstance(timeouts, Mapping) else ():
+    for kind, value in (timeouts or {}).items():
         seconds = _seconds(value)
         if seconds is not None:
             merged[kind] = seconds
@@ -78,7 +78,9 @@ def operation_timeouts(
     test: Mapping[str, Any], defaults: Mapping[str, float] | None = None
 ) -> Iterator[tuple[str, str, float]]:
     """(path, operation kind, seconds Chainsaw may spend on it) for every operation that
-    may run, in order; `defaults`: the command line's `--<kind>-timeout` values."""
+    may run, in order; `defaults`: the command line's `--<kind>-timeout` values. `test` is
+    schema-valid (its `timeouts` and operations objects, each operation a kind of
+    `TIMEOUT_KIND`, `sleep` or `_NOT_OPERATIONS`): a catalog's Test is checked first."""
     spec = test.get("spec") or {}
     top = _merged({**DEFAULTS_S, **(defaults or {})}, spec.get("timeouts"))
     test_catch = spec.get("catch") or []
@@ -107,9 +109,8 @@ def operation_timeouts(
 def _seconds_of(kind: str, body: Mapping[str, Any], level: Mapping[str, float]) -> float:
     if kind == "sleep":
         return _seconds(body.get("duration")) or 0.0
-    bound = TIMEOUT_KIND.get(kind, "exec")
-    own = _seconds(body.get("timeout")) if isinstance(body, Mapping) else None
-    seconds = own if own is not None else level[bound]
+    own = _seconds(body.get("timeout"))
+    seconds = own if own is not None else level[TIMEOUT_KIND[kind]]
     return seconds + (WAIT_EXTRA_S if kind == "wait" else 0.0)
 
 

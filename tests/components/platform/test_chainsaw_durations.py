@@ -1,8 +1,9 @@
 """The preview reads a Test's timeouts as Chainsaw v0.2.15 does (issue #40, "tests that can
-only fail in the cluster"): every string of the table goes through the pinned `chainsaw`
-binary, loading a Test with that `spec.timeouts.assert`, and the preview refuses exactly
-the strings the binary cannot load (Go's `time.ParseDuration`), and those it loads but
-that are not positive, which the binary applies as given and then fails the assert."""
+only fail in the cluster"): every string of the table (`go_durations.py`) goes through the
+pinned `chainsaw` binary, loading a Test with that `spec.timeouts.assert`, which loads exactly
+the strings the table says Go's `time.ParseDuration` parses, and gives each the table's
+nanoseconds; `test_chainsaw_durations_go.py` holds the preview's parser to the table. Those
+it loads but that are not positive the binary applies as given, and then fails the assert."""
 
 from __future__ import annotations
 
@@ -11,63 +12,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
-from components.platform.chainsaw_durations import DurationError, parse_ns
 from components.platform.check_jobs import TEST_FILE, chainsaw_args
 from components.platform.health_model import CHECKS_NAMESPACE, ClusterCheck
 from core import yaml_text
-from tests.components.platform.health_docs import WHERE, doc, parsed, refused
+from tests.components.platform.chainsaw_runs import run_script
+from tests.components.platform.go_durations import LOADS
+from tests.components.platform.health_docs import WHERE, doc, refused
 from tests.components.platform.recorded_cluster import Kind, RecordedApi, serving
 from tests.upstream_tools import run_tool, tool
-
-NS = 1
-S = 1_000_000_000
-LOADS = {
-    "5m": 300 * S,
-    "1m30s": 90 * S,
-    "250ms": S // 4,
-    "1.5h": 5400 * S,
-    ".5s": S // 2,
-    "5.s": 5 * S,
-    "+5m": 300 * S,
-    "1h-1m": None,  # a sign only leads
-    "1µs": 1000,  # micro sign
-    "1μs": 1000,  # Greek mu
-    "1us": 1000,
-    "0": 0,
-    "+0": 0,
-    "-0": 0,
-    "0s": 0,
-    "-5m": -300 * S,
-    "00000000000000000000005s": 5 * S,
-    "1.0000000000000000000000001s": S,
-    "2562047h": 2562047 * 3600 * S,
-    "2562047h47m16.854775807s": (1 << 63) - 1,
-    "9223372036854775807ns": (1 << 63) - 1,
-    "-9223372036854775808ns": -(1 << 63),
-    "9223372036854775808ns": None,
-    "2562047h47m16.854775808s": None,
-    "2562048h": None,
-    "3000000h": None,
-    "99999999999999999999ns": None,
-    "5 m": None,
-    " 5m": None,
-    "5m ": None,
-    "5minutes": None,
-    "5M": None,
-    "5": None,
-    "": None,
-    "m": None,
-    ".s": None,
-    "-": None,
-    "1..5s": None,
-    "1e3s": None,
-    "0x10s": None,
-    "five minutes": None,
-}
-"""Each string: its nanoseconds as Go's ParseDuration gives them, or None where it refuses."""
 
 
 def _loads(index: int, text: str, root: Path) -> bool:
@@ -82,7 +36,7 @@ def _loads(index: int, text: str, root: Path) -> bool:
     return "Error: time: " not in output
 
 
-def test_the_preview_parses_durations_as_chainsaw_loads_them(tmp_path: Path) -> None:
+def test_chainsaw_loads_exactly_the_strings_go_parses(tmp_path: Path) -> None:
     tool("chainsaw")  # skips (or fails under CI) here, not in a worker
     texts = list(LOADS)
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -94,17 +48,37 @@ def test_the_preview_parses_durations_as_chainsaw_loads_them(tmp_path: Path) -> 
             )
         )
     assert loaded == {text: ns is not None for text, ns in LOADS.items()}
-    for text, ns in LOADS.items():
-        if ns is None:
-            with pytest.raises(DurationError):
-                parse_ns(text)
-            assert "is not a duration Chainsaw can load" in refused(doc(timeouts={"assert": text}))
-        else:
-            assert parse_ns(text) == ns, text
-            if ns <= 0:
-                assert "is not a positive duration" in refused(doc(timeouts={"assert": text}))
-            else:
-                parsed(doc(timeouts={"assert": text}))
+
+
+NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CHECKS_NAMESPACE}}
+
+
+def _probing(values: dict[str, int]) -> dict[str, Any]:
+    """A Test with a step per string, whose one assert passes at once iff Chainsaw gives it
+    that many nanoseconds (`$timeouts`: v0.2.15 `pkg/runner/context/context.go`)."""
+    steps = [
+        {
+            "name": f"s{index}",
+            "timeouts": {"assert": text},
+            "try": [
+                {"assert": {"resource": {**NAMESPACE, "(to_string($timeouts.assert))": f"{ns}"}}}
+            ],
+        }
+        for index, (text, ns) in enumerate(values.items())
+    ]
+    return {**doc(), "spec": {"steps": steps}}
+
+
+def test_chainsaw_gives_each_timeout_the_tables_nanoseconds() -> None:
+    # Those of at least 0.1s: a shorter one has passed before the assert first reads.
+    values = {t: ns for t, ns in LOADS.items() if ns is not None and ns >= 100_000_000}
+    assert len(values) >= 10
+    assert run_script(_probing(values), [], quick=False).verdict == (
+        "gpu-ci check recorded: passed (Test t)"
+    )
+    # the probe itself: one nanosecond off fails (at once: that step's timeout is 0.25s)
+    run = run_script(_probing({**values, "250ms": 250_000_001}), [], quick=False)
+    assert run.verdict.startswith("gpu-ci check recorded: FAILED (Test t, step s"), run.output
 
 
 def test_each_duration_refusal_names_the_key_and_why() -> None:

@@ -109,3 +109,47 @@ def test_catch_cleanup_and_the_tests_catch_count_once_per_step() -> None:
     ]
     # sleep 2s; exec 10s; exec 10s; wait 1m + 30s (wait.go); exec 10s; delete 7s.
     assert worst_case_s(test) == 2 + 10 + 10 + 90 + 10 + 7
+
+
+def test_a_steps_finally_counts_between_the_catches_and_its_cleanup() -> None:
+    test = {
+        "spec": {
+            "timeouts": {"exec": "10s", "delete": "7s"},
+            "steps": [
+                {
+                    "try": [{"script": {}}],
+                    "finally": [{"command": {"timeout": "3s"}}, {"describe": {}}],
+                    "cleanup": [{"delete": {}}],
+                }
+            ],
+        }
+    }
+    assert list(operation_timeouts(test)) == [
+        ("spec.steps[0].try[0].script", "script", 10.0),
+        ("spec.steps[0].finally[0].command", "command", 3.0),
+        ("spec.steps[0].finally[1].describe", "describe", 10.0),
+        ("spec.steps[0].cleanup[0].delete", "delete", 7.0),
+    ]
+
+
+def test_an_operations_description_and_options_are_not_operations() -> None:
+    # An entry's `description`, `continueOnError` and `compiler` sit beside its one
+    # operation (the v0.2.15 schema's `try` items: components/platform/chainsaw/), in
+    # any order.
+    entries = [
+        {"description": "first", "continueOnError": True, "assert": {"timeout": "4s"}},
+        {"error": {"timeout": "6s"}, "compiler": "cel", "description": "last"},
+    ]
+    test = {"spec": {"steps": [{"try": entries}]}}
+    assert [(p, k) for p, k, _ in operation_timeouts(test)] == [
+        ("spec.steps[0].try[0].assert", "assert"),
+        ("spec.steps[0].try[1].error", "error"),
+    ]
+    assert worst_case_s(test) == 4 + 6
+
+
+def test_a_sleep_takes_its_duration_and_a_zero_one_nothing() -> None:
+    sleeps = [{"sleep": {"duration": "0s"}}, {"sleep": {"duration": "1.5s"}}]
+    test = {"spec": {"timeouts": {"exec": "1h"}, "steps": [{"try": sleeps}]}}
+    assert [s for _, _, s in operation_timeouts(test)] == [0.0, 1.5]
+    assert worst_case_s(test) == 2  # rounded up

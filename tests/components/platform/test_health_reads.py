@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from components.platform.chainsaw_reads import BUILT_IN, ReadError, checked_read, plural
+from components.platform.chainsaw_reads import BUILT_IN, ReadError, checked_read, plural, read_of
 from components.platform.health_model import Read
 from components.platform.health_validators import EXPECTED_KINDS
 from recipes import PROJECT_CATALOG
@@ -113,6 +113,36 @@ def test_built_in_kinds_read_their_real_resources_and_crds_the_guessed_one() -> 
 def test_every_kind_gpu_ci_generates_checks_for_is_a_readable_pair() -> None:
     for kind, api_version in EXPECTED_KINDS.items():
         assert checked_read(api_version, kind).resource == plural(kind)
+
+
+def test_gpu_ci_s_own_pairs_read_their_real_resources() -> None:
+    reads = {kind: read_of(api_version, kind) for kind, api_version in EXPECTED_KINDS.items()}
+    assert reads == {
+        "Deployment": Read("apps", "deployments"),
+        "DaemonSet": Read("apps", "daemonsets"),
+        "StatefulSet": Read("apps", "statefulsets"),
+        "Job": Read("batch", "jobs"),
+        "Service": Read("", "services"),
+        "ConfigMap": Read("", "configmaps"),
+        "ServiceAccount": Read("", "serviceaccounts"),
+        "Namespace": Read("", "namespaces"),
+        "RuntimeClass": Read("node.k8s.io", "runtimeclasses"),
+        "CustomResourceDefinition": Read("apiextensions.k8s.io", "customresourcedefinitions"),
+        "ClusterPolicy": Read("nvidia.com", "clusterpolicies"),
+        "ClusterTrainingRuntime": Read("trainer.kubeflow.org", "clustertrainingruntimes"),
+    }
+
+
+def test_a_crd_group_may_be_as_long_as_a_dns_subdomain() -> None:
+    # At most 253 characters (apimachinery `pkg/util/validation/validation.go`
+    # IsDNS1123Subdomain, which a CRD's group must pass).
+    group = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 61])
+    assert len(group) == 253
+    assert checked_read(f"{group}/v1", "Widget") == Read(group, "widgets")
+    longer = "e" + group
+    with pytest.raises(ReadError) as caught:
+        checked_read(f"{longer}/v1", "Widget")
+    assert str(caught.value) == f"'{longer}/v1' 'Widget': group {longer!r} {NOT_A_GROUP}"
 
 
 def _catalog_checks(upstream: Path) -> list[Path]:

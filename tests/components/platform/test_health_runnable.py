@@ -36,5 +36,24 @@ def test_a_test_no_config_map_can_hold_is_refused() -> None:
         f"{WHERE}: the Test is {len(text.encode())} bytes, more than a ConfigMap holds "
         "(1048576 bytes, 1 MiB), so its check Job could not mount it; make it smaller"
     )
-    padding = CONFIG_MAP_BYTES - len(yaml_text.dump(doc(description="")).encode())
-    assert parsed(yaml_text.dump(doc(description="x" * padding))).reads
+    # Exactly 1 MiB still fits: validation refuses only a larger total (kubernetes
+    # `pkg/apis/core/validation/validation.go` ValidateConfigMap, `totalSize > MaxSecretSize`).
+    base = len(yaml_text.dump(doc(description="x")).encode()) - 1
+    full = yaml_text.dump(doc(description="x" * (CONFIG_MAP_BYTES - base)))
+    assert len(full.encode()) == CONFIG_MAP_BYTES
+    assert parsed(full).reads
+    assert "more than a ConfigMap holds" in refused(
+        yaml_text.dump(doc(description="x" * (CONFIG_MAP_BYTES - base + 1)))
+    )
+
+
+def test_a_zero_delay_or_grace_period_is_not_an_operation_timeout() -> None:
+    # Both are waits, not an operation's deadline (a Test's `delayBeforeCleanup` is slept
+    # before its cleanup): none or a zero one leaves no operation without time.
+    zero = parsed(doc(delayBeforeCleanup="0s", forceTerminationGracePeriod="0s"))
+    assert zero.reads == parsed(doc()).reads
+
+
+def test_the_shortest_positive_timeout_is_positive() -> None:
+    assert parsed(doc(timeouts={"assert": "1ns"})).reads
+    assert "is not a positive duration" in refused(doc(timeouts={"assert": "0ns"}))
