@@ -88,6 +88,19 @@ def test_a_typo_before_the_last_key_suggests_the_whole_path_where_it_exists() ->
     ]
 
 
+def test_a_typo_below_the_top_suggests_up_to_the_guess_where_the_rest_is_not_there() -> None:
+    """`image.tag` is a string: nothing is under it, so the hint stops at the guessed key."""
+    recipe = project_recipe(project_catalog())
+    assert set_problems(["kubeflow-trainer:image.tagg.zzz=x"], recipe) == [
+        (
+            0,
+            "platform override 'kubeflow-trainer:image.tagg.zzz': the kubeflow-trainer chart "
+            "(2.3.0) has no value 'image.tagg' (did you mean 'image.tag'?); keys under "
+            "'image': pullPolicy, pullSecrets, registry, repository, tag",
+        )
+    ]
+
+
 def test_an_index_at_the_top_is_refused_as_the_values_map() -> None:
     chart = ChartValues("svc", "1.0.0", from_schema(SCHEMA, SCHEMA))
     assert chart.miss([0]) == (

@@ -102,6 +102,8 @@ def test_additional_or_pattern_properties_open_an_object_with_properties() -> No
     assert _with(additionalProperties=True).miss(["other"]) is None
     assert _with(additionalProperties={"type": "string"}).miss(["other"]) is None
     assert _with(patternProperties={"^x-": {}}).miss(["other"]) is None
+    # closed, but a key may still match a pattern: read as open (Helm validates the pattern)
+    assert _with(additionalProperties=False, patternProperties={"^x-": {}}).miss(["x-a"]) is None
 
 
 @pytest.mark.parametrize("combined", ["allOf", "anyOf", "oneOf"])
