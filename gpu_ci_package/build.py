@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+from pulumi.output import Unknown
 from pulumi.runtime import settings
 from pulumi.runtime.sync_await import _sync_await
 from pydantic import ValidationError
@@ -49,6 +50,12 @@ class InputsError(GpuCiError, pulumi.RunError):
 class UnknownInputError(GpuCiError, pulumi.RunError):
     """An input not known at preview: it must be checked before anything registers."""
 
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"input {path} is not known yet: gpu-ci checks every input before anything "
+            "registers, so give a value known at preview (not another resource's output)"
+        )
+
 
 @dataclass(frozen=True)
 class Inputs:
@@ -62,14 +69,14 @@ def _known(value: Any, path: str) -> tuple[Any, bool]:
     """`value` with each Output (a secret, an input with dependencies: pulumi/provider/
     server.py `_select_value`; a Python program's `Output.secret`) replaced by its value,
     awaited; and whether any was a secret. Pulumi sends numbers as doubles: a whole one
-    is given to the config models as the integer it was written as."""
+    is given to the config models as the integer it was written as. An unknown the engine
+    sends without dependencies arrives bare (`Unknown`): not known either."""
+    if isinstance(value, Unknown):
+        raise UnknownInputError(path)
     if isinstance(value, pulumi.Output):
         data = _sync_await(value._data)  # as the SDK's sync invokes wait, in the program
         if not data.is_known:
-            raise UnknownInputError(
-                f"input {path} is not known yet: gpu-ci checks every input before anything "
-                "registers, so give a value known at preview (not another resource's output)"
-            )
+            raise UnknownInputError(path)
         inner, secret = _known(data.value, path)
         return inner, secret or data.is_secret
     if isinstance(value, dict):

@@ -16,7 +16,7 @@ from typing import Any
 import pulumi
 from pulumi import Inputs
 from pulumi.errors import InputPropertiesError, InputPropertyErrorDetails
-from pulumi.output import _OutputData
+from pulumi.output import Unknown, _OutputData
 from pulumi.provider.experimental.component import ComponentProvider
 from pulumi.provider.provider import ConstructResult
 from pulumi.provider.server import ComponentInitError
@@ -57,7 +57,10 @@ class GpuCiProvider(ComponentProvider):
     ) -> ConstructResult:
         self.validate_resource_type(self._name, resource_type)
         component = resource_type.rsplit(":", maxsplit=1)[-1]
-        plain, secret = _unwrapped(dict(inputs))
+        try:
+            plain, secret = _unwrapped(dict(inputs))
+        except UnknownInputError as err:
+            raise InputPropertiesError(str(err)) from None
         mapped = dict(self.map_inputs(plain, self._component_defs[component]))
         for key, value in mapped.items():  # the schema name and the Python name are one
             if key in secret:
@@ -86,17 +89,23 @@ def _unwrapped(inputs: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
     (server.py `_select_value`), which `map_inputs` would read as an empty object
     (component.py `map_input_properties`: `input_val if isinstance(input_val, dict) else
     {}`): a secret GitHub App key would drop its whole `runner`. Mapped plain, each such
-    input is a secret again after (`_resolved`)."""
+    input is a secret again after (`_resolved`). An input with a value not known at
+    preview (another resource's output) is wrapped so too; read as an empty object it
+    would be refused as missing its required keys, so it is refused as not known."""
     plain: dict[str, Any] = {}
     secret: set[str] = set()
     for key, value in inputs.items():
-        data = _sync_await(value._data) if isinstance(value, pulumi.Output) else None
-        if data is not None and data.is_known:
-            plain[key] = data.value
-            if data.is_secret:
-                secret.add(key)
-        else:
+        if isinstance(value, Unknown):
+            raise UnknownInputError(key)
+        if not isinstance(value, pulumi.Output):
             plain[key] = value
+            continue
+        data = _sync_await(value._data)
+        if not data.is_known:
+            raise UnknownInputError(key)
+        plain[key] = data.value
+        if data.is_secret:
+            secret.add(key)
     return plain, secret
 
 
