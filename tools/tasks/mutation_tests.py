@@ -32,6 +32,12 @@ _POLICY_TESTS = (
     "tests/hardening/test_hardening_policy.py",
     "tests/hardening/test_hardening_ingress.py",
 )
+# In-process constructions of each package component, seconds each; test_construct.py's
+# whole-stack comparisons through the provider take minutes on 2 cores.
+_PACKAGE_COMPONENT_TESTS = (
+    "tests/gpu_ci_package/test_component_wiring.py",
+    "tests/gpu_ci_package/test_provider.py",
+)
 MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/config/annotations.py": _CONFIG_TESTS,
     "stacks/config/loader.py": (*_CONFIG_TESTS, "tests/stacks/offline/test_stack_file_yaml.py"),
@@ -44,7 +50,11 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/config/stack.py": _CONFIG_TESTS,
     "stacks/config/capacity.py": _CONFIG_TESTS,
     "stacks/config/views.py": _CONFIG_TESTS,
-    "stacks/config/gpu_layout.py": _CONFIG_UNIT_TESTS,
+    # In-process: test_multi_gpu_config.py has the same rules through whole previews.
+    "stacks/config/gpu_layout.py": (
+        "tests/stacks/config/test_gpu_layout_shapes.py",
+        "tests/stacks/config/test_gpu_layout_hosts.py",
+    ),
     "stacks/config/usage.py": (*_CONFIG_TESTS, "tests/stacks/layers/test_costs.py"),
     "components/host/chain.py": (
         "tests/components/host/test_chain.py",
@@ -110,10 +120,11 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/observability/test_alert_matchers_promtool.py",
         "tests/components/observability/test_alerts_promtool.py",
         "tests/components/observability/test_window_edges_promtool.py",
-        "tests/components/observability/test_alerts.py",
+        "tests/components/observability/test_alert_rules.py",  # test_alerts.py: whole plans
     ),
     # Issue 44: the modules that landed last, each with the tests that state its behaviour.
     "components/platform/check_jobs.py": (
+        "tests/components/platform/test_check_job_manifests.py",
         "tests/components/platform/test_check_pods_admitted.py",
         "tests/components/platform/test_gpu_checks.py",
         "tests/components/platform/test_check_runtime.py",
@@ -122,26 +133,31 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/platform/test_chainsaw_runs.py",
     ),
     # The expectations gpu-ci writes, decided by the pinned chainsaw binary (chainsaw_runs.py).
+    # Left out, each half a minute of chainsaw runs per mutant: test_chainsaw_durations.py
+    # (reaches go_duration, whose outputs test_health_checks.py states) and
+    # test_chainsaw_runs.py (reaches operations, which test_health_blocks.py walks).
     "components/platform/chainsaw_tests.py": (
+        "tests/components/platform/test_chainsaw_tests_docs.py",
         "tests/components/platform/test_chainsaw_idioms_runs.py",
-        "tests/components/platform/test_chainsaw_runs.py",
         "tests/components/platform/test_chainsaw_worst_case.py",
-        "tests/components/platform/test_chainsaw_durations.py",
         "tests/components/platform/test_health_blocks.py",
         "tests/components/platform/test_health_checks.py",
         "tests/components/platform/test_health_catalog.py",
     ),
     "components/platform/chart_values.py": (
+        "tests/components/platform/test_chart_values_lookup.py",
         "tests/components/platform/test_set_items_all_reported.py",
         "tests/components/platform/test_set_paths.py",
         "tests/components/platform/test_values_schema_keywords.py",
     ),
     "components/platform/values_schema.py": (
         "tests/components/platform/test_values_schema_keywords.py",
+        "tests/components/platform/test_values_schema_helm.py",  # against Helm v3.20.2
         "tests/components/platform/test_set_paths.py",
     ),
     "core/read_yaml.py": (
         "tests/core/test_read_yaml_bounds.py",
+        "tests/core/test_read_yaml_edges.py",
         "tests/hardening/test_hardening_readers.py",
         "tests/stacks/offline/test_stack_file_yaml.py",
     ),
@@ -151,8 +167,156 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/host/test_host_probe.py",
     ),
     "stacks/offline/generations.py": ("tests/stacks/offline/test_generations_mutants.py",),
+    # Synthetic folders only: test_diff_dirs.py plans every example stack first.
     "stacks/offline/diff_dirs.py": (
         "tests/stacks/offline/test_diff_dirs_mutants.py",
-        "tests/stacks/offline/test_diff_dirs.py",
+        "tests/stacks/offline/test_diff_dirs_synthetic.py",
     ),
+    # Issue 44, group A: platform values, check pods, alerts, GPU layout.
+    # Issue 44, group B: the health checks' chainsaw modules.
+    "components/platform/chainsaw_runnable.py": (
+        "tests/components/platform/test_health_runnable.py",
+        "tests/components/platform/test_chainsaw_durations.py",
+    ),
+    "components/platform/chainsaw_expressions.py": (
+        "tests/components/platform/test_chainsaw_expressions.py",
+        "tests/components/platform/test_health_reads.py",
+    ),
+    "components/platform/chainsaw_durations.py": (
+        "tests/components/platform/test_chainsaw_durations_go.py",
+        "tests/components/platform/test_chainsaw_durations.py",
+    ),
+    "components/platform/chainsaw_script.py": (
+        "tests/components/platform/test_check_script_sandbox.py",
+        "tests/components/platform/test_check_script.py",
+    ),
+    "components/platform/chainsaw_worst_case.py": (
+        "tests/components/platform/test_chainsaw_worst_case.py",
+    ),
+    "components/platform/check_starts.py": (
+        "tests/components/platform/test_check_starts_pods.py",
+        "tests/components/platform/test_check_starts.py",
+    ),
+    "components/platform/chainsaw_reads.py": ("tests/components/platform/test_health_reads.py",),
+    # Issue 44, group C: the offline engine's generations, diff folders and readers.
+    "stacks/offline/lifecycle_inputs.py": (
+        "tests/stacks/offline/test_lifecycle_inputs.py",
+        "tests/stacks/offline/test_lifecycle_mutants.py",
+    ),
+    "stacks/offline/stand_ins.py": (
+        "tests/stacks/offline/test_stand_ins.py",
+        "tests/stacks/offline/test_lifecycle_mutants.py",
+    ),
+    "core/read_limits.py": (
+        "tests/core/test_read_limits.py",
+        "tests/core/test_read_json_file.py",
+        "tests/hardening/test_hardening_catalog_files.py",
+    ),
+    # Issue 44, group D: the offline engine's deployed-state modules.
+    "stacks/offline/state_standins.py": ("tests/stacks/offline/test_state_standins_behaviour.py",),
+    "stacks/offline/state_synthetic.py": (
+        "tests/stacks/offline/test_state_synthetic_behaviour.py",
+    ),
+    "stacks/offline/state_dirs.py": ("tests/stacks/offline/test_state_dirs_behaviour.py",),
+    "stacks/offline/state_values.py": ("tests/stacks/offline/test_state_values_behaviour.py",),
+    "stacks/offline/state_export.py": ("tests/stacks/offline/test_state_export_behaviour.py",),
+    "stacks/offline/state_snapshot.py": ("tests/stacks/offline/test_state_snapshot_behaviour.py",),
+    "stacks/offline/state_diff.py": ("tests/stacks/offline/test_state_diff_behaviour.py",),
+    # Issue 44, group E: the queue-time exporter and the host probe.
+    # The exporter's modules are imported by their dotted path (queue_harness.py), the name
+    # mutmut gives their mutants; each against its own unit tests and the fault runs.
+    "components/observability/queue_exporter/poller.py": (
+        "tests/components/observability/test_queue_poller.py",
+        "tests/components/observability/test_queue_exporter_faults.py",
+    ),
+    "components/observability/queue_exporter/jobs.py": (
+        "tests/components/observability/test_queue_jobs.py",
+    ),
+    "components/observability/queue_exporter/github_api.py": (
+        "tests/components/observability/test_queue_github_api.py",
+    ),
+    "components/observability/queue_exporter/exposition.py": (
+        "tests/components/observability/test_queue_exposition.py",
+    ),
+    "components/observability/queue_exporter/settings.py": (
+        "tests/components/observability/test_queue_settings.py",
+    ),
+    "components/observability/queue_exporter/app_token.py": (
+        "tests/components/observability/test_queue_app_token.py",
+    ),
+    "components/observability/queue_time_config.py": (
+        "tests/components/observability/test_queue_time_config.py",
+    ),
+    "components/host/probe_compare.py": (
+        "tests/components/host/test_host_probe.py",
+        "tests/components/host/test_probe_compare.py",
+    ),
+    # Issue 44, group F: the gpu-cluster action's collector and the package inputs.
+    # The collector's modules, loaded by the dotted path mutmut names them by as the
+    # configure step's are (tests/action/collect_modules.py).
+    ".github/actions/gpu-cluster/scripts/collect_redact.py": (
+        "tests/action/test_collect_redact.py",
+        "tests/action/test_collect_summary.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect_bundle.py": (
+        "tests/action/test_collect_bundle.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect_run.py": ("tests/action/test_collect_run.py",),
+    ".github/actions/gpu-cluster/scripts/collect_summary.py": (
+        "tests/action/test_collect_summary_page.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect_pins.py": ("tests/action/test_collect_pins.py",),
+    ".github/actions/gpu-cluster/scripts/collect_versions.py": (
+        "tests/action/test_collect_versions.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect_host.py": ("tests/action/test_collect_host.py",),
+    ".github/actions/gpu-cluster/scripts/collect_cluster.py": (
+        "tests/action/test_collect_cluster.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect.py": ("tests/action/test_collect_main.py",),
+    # TypedDicts only (class bodies, which mutmut 3 does not mutate): no mutants; the tests
+    # that read them are the schema's.
+    "gpu_ci_package/inputs.py": ("tests/gpu_ci_package/test_schema.py",),
+    "gpu_ci_package/arc_inputs.py": ("tests/gpu_ci_package/test_schema.py",),
+    # Issue 44, group G: the chart checks (stacks/offline/charts/).
+    "stacks/offline/charts/dead_values.py": (
+        "tests/stacks/charts/test_chart_dead_value_rule.py",
+        "tests/stacks/charts/test_chart_dead_value_probes.py",
+    ),
+    "stacks/offline/charts/keys.py": ("tests/stacks/charts/test_chart_keys.py",),
+    "stacks/offline/charts/value_keys.py": ("tests/stacks/charts/test_chart_value_keys.py",),
+    "stacks/offline/charts/release.py": ("tests/stacks/charts/test_chart_release.py",),
+    "stacks/offline/charts/render.py": ("tests/stacks/charts/test_chart_render.py",),
+    "stacks/offline/charts/validate.py": ("tests/stacks/charts/test_chart_validate_objects.py",),
+    "stacks/offline/charts/check.py": ("tests/stacks/charts/test_chart_check_stack.py",),
+    "stacks/offline/charts/cli.py": ("tests/stacks/charts/test_chart_check_cli_runs.py",),
+    # Issue 44, group H: the wiring that landed last.
+    "core/workflow_text.py": ("tests/core/test_workflow_text.py",),
+    "components/platform/device_plugin_config.py": (
+        "tests/components/platform/test_device_plugin_config.py",
+        "tests/components/platform/test_gpu_sharing.py",
+    ),
+    # Imported by its dotted path, the name mutmut gives its mutants (queue_harness.py).
+    "components/observability/queue_exporter/__main__.py": (
+        "tests/components/observability/test_queue_main.py",
+        "tests/components/observability/test_queue_poller.py",
+    ),
+    # The exporter's objects rendered directly; test_queue_deploy.py has them in whole stacks.
+    "components/observability/queue_deploy.py": (
+        "tests/components/observability/test_queue_deploy_specs.py",
+        "tests/components/observability/test_queue_deploy.py",
+    ),
+    # The package components (_PACKAGE_COMPONENT_TESTS).
+    "gpu_ci_package/provider.py": (
+        "tests/gpu_ci_package/test_provider.py",
+        "tests/gpu_ci_package/test_schema.py",
+    ),
+    "gpu_ci_package/build.py": (
+        "tests/gpu_ci_package/test_build.py",
+        *_PACKAGE_COMPONENT_TESTS,
+    ),
+    "gpu_ci_package/host.py": _PACKAGE_COMPONENT_TESTS,
+    "gpu_ci_package/cluster.py": _PACKAGE_COMPONENT_TESTS,
+    "gpu_ci_package/platform.py": _PACKAGE_COMPONENT_TESTS,
+    "gpu_ci_package/arc.py": _PACKAGE_COMPONENT_TESTS,
 }
