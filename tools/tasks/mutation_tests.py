@@ -172,8 +172,8 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/stacks/offline/test_diff_dirs_mutants.py",
         "tests/stacks/offline/test_diff_dirs_synthetic.py",
     ),
-    # Issue 44, group A: platform values, check pods, alerts, GPU layout.
-    # Issue 44, group B: the health checks' chainsaw modules.
+    # Issue 44: platform values, check pods, alerts, GPU layout.
+    # Issue 44: the health checks' chainsaw modules.
     "components/platform/chainsaw_runnable.py": (
         "tests/components/platform/test_health_runnable.py",
         "tests/components/platform/test_chainsaw_durations.py",
@@ -198,7 +198,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/platform/test_check_starts.py",
     ),
     "components/platform/chainsaw_reads.py": ("tests/components/platform/test_health_reads.py",),
-    # Issue 44, group C: the offline engine's generations, diff folders and readers.
+    # Issue 44: the offline engine's generations, diff folders and readers.
     "stacks/offline/lifecycle_inputs.py": (
         "tests/stacks/offline/test_lifecycle_inputs.py",
         "tests/stacks/offline/test_lifecycle_mutants.py",
@@ -212,7 +212,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/core/test_read_json_file.py",
         "tests/hardening/test_hardening_catalog_files.py",
     ),
-    # Issue 44, group D: the offline engine's deployed-state modules.
+    # Issue 44: the offline engine's deployed-state modules.
     "stacks/offline/state_standins.py": ("tests/stacks/offline/test_state_standins_behaviour.py",),
     "stacks/offline/state_synthetic.py": (
         "tests/stacks/offline/test_state_synthetic_behaviour.py",
@@ -222,7 +222,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/offline/state_export.py": ("tests/stacks/offline/test_state_export_behaviour.py",),
     "stacks/offline/state_snapshot.py": ("tests/stacks/offline/test_state_snapshot_behaviour.py",),
     "stacks/offline/state_diff.py": ("tests/stacks/offline/test_state_diff_behaviour.py",),
-    # Issue 44, group E: the queue-time exporter and the host probe.
+    # Issue 44: the queue-time exporter and the host probe.
     # The exporter's modules are imported by their dotted path (queue_harness.py), the name
     # mutmut gives their mutants; each against its own unit tests and the fault runs.
     "components/observability/queue_exporter/poller.py": (
@@ -251,7 +251,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/host/test_host_probe.py",
         "tests/components/host/test_probe_compare.py",
     ),
-    # Issue 44, group F: the gpu-cluster action's collector and the package inputs.
+    # Issue 44: the gpu-cluster action's collector and the package inputs.
     # The collector's modules, loaded by the dotted path mutmut names them by as the
     # configure step's are (tests/action/collect_modules.py).
     ".github/actions/gpu-cluster/scripts/collect_redact.py": (
@@ -278,7 +278,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     # that read them are the schema's.
     "gpu_ci_package/inputs.py": ("tests/gpu_ci_package/test_schema.py",),
     "gpu_ci_package/arc_inputs.py": ("tests/gpu_ci_package/test_schema.py",),
-    # Issue 44, group G: the chart checks (stacks/offline/charts/).
+    # Issue 44: the chart checks (stacks/offline/charts/).
     "stacks/offline/charts/dead_values.py": (
         "tests/stacks/charts/test_chart_dead_value_rule.py",
         "tests/stacks/charts/test_chart_dead_value_probes.py",
@@ -290,7 +290,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/offline/charts/validate.py": ("tests/stacks/charts/test_chart_validate_objects.py",),
     "stacks/offline/charts/check.py": ("tests/stacks/charts/test_chart_check_stack.py",),
     "stacks/offline/charts/cli.py": ("tests/stacks/charts/test_chart_check_cli_runs.py",),
-    # Issue 44, group H: the wiring that landed last.
+    # Issue 44: the wiring that landed last.
     "core/workflow_text.py": ("tests/core/test_workflow_text.py",),
     "components/platform/device_plugin_config.py": (
         "tests/components/platform/test_device_plugin_config.py",
