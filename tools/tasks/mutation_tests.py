@@ -172,7 +172,6 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/stacks/offline/test_diff_dirs_mutants.py",
         "tests/stacks/offline/test_diff_dirs_synthetic.py",
     ),
-    # Issue 44: platform values, check pods, alerts, GPU layout.
     # Issue 44: the health checks' chainsaw modules.
     "components/platform/chainsaw_runnable.py": (
         "tests/components/platform/test_health_runnable.py",
