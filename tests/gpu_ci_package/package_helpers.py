@@ -21,9 +21,17 @@ from stacks.offline.fakes import FakeCloud
 from stacks.offline.mocks import run_program
 from stacks.offline.records import ProgramRun, Registration
 from stacks.program import main
+from tests.components.arc.arc_helpers import PEM
 from tests.stacks.stack_helpers import flat
 
 PROJECT = "gpu-ci"
+RUNNER: Any = {
+    "url": "https://github.com/kubeflow",
+    "group": "GPUs",
+    "labels": ["gpu-a10"],
+    "githubApp": {"appId": 1234567, "installationId": 87654321, "privateKey": PEM},
+}
+"""A runner's inputs with the App key, as a consumer of GpuRunnerHost gives them."""
 PROVIDER = GpuCiProvider()
 
 

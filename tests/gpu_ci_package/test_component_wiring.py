@@ -20,6 +20,7 @@ from stacks.offline.mocks import run_program
 from stacks.offline.records import ProgramRun, Registration
 from stacks.offline.values import Secret
 from tests.components.arc.arc_helpers import KUBECONFIG, PEM, RUNNER_IMAGE
+from tests.gpu_ci_package.package_helpers import RUNNER
 from tests.stacks.stack_helpers import COMPARTMENT, SSH_KEY, TENANCY
 
 HOST = "gpu-ci:index:GpuRunnerHost"
@@ -76,14 +77,6 @@ def test_a_local_host_registers_its_steps_under_it_with_the_options_given() -> N
     # Outputs with no value (capacity, cost) are left out of the recorded outputs.
     assert host.outputs["runnerNames"] == []
     assert set(host.outputs) == {"host", "runnerNames"}
-
-
-RUNNER: Any = {
-    "url": "https://github.com/kubeflow",
-    "group": "GPUs",
-    "labels": ["gpu-a10"],
-    "githubApp": {"appId": 1234567, "installationId": 87654321, "privateKey": PEM},
-}
 
 
 def test_an_ssh_hosts_runner_is_named_as_the_program_names_it() -> None:

@@ -15,12 +15,12 @@ from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2
 from pulumi.runtime.sync_await import _sync_await
 
-from gpu_ci_package.provider import GpuCiProvider
+from gpu_ci_package.provider import GpuCiProvider, _unwrapped
 from stacks.offline.mocks import run_program
 from stacks.offline.records import Registration
 from stacks.offline.values import Secret
 from tests.components.arc.arc_helpers import KUBECONFIG, PEM, RUNNER_IMAGE
-from tests.gpu_ci_package.package_helpers import as_sent
+from tests.gpu_ci_package.package_helpers import RUNNER, as_sent
 
 HOST = "gpu-ci:index:GpuRunnerHost"
 OTHER = "urn:pulumi:test::gpu-ci::random:index:RandomPet::pet"
@@ -185,3 +185,27 @@ def test_credentials_sent_as_secrets_stay_secrets_under_their_inputs() -> None:
     assert app.inputs["stringData"].value["github_app_private_key"] == PEM
     (provider,) = [r for r in registrations if r.type == "pulumi:providers:kubernetes"]
     assert isinstance(provider.inputs["kubeconfig"], Secret)
+
+
+def test_plain_and_secret_inputs_are_each_read_whatever_their_order() -> None:
+    """The server hands plain inputs as values and a secret one as an Output, in the order
+    of its protobuf map: each is read, and only the secret one is remembered as secret."""
+    sent = {"host": {"target": "local"}, "runner": pulumi.Output.secret(RUNNER), "name": "n"}
+    for order in (list(sent), list(reversed(sent))):
+        plain, secret = _unwrapped({key: sent[key] for key in order})
+        assert plain == {"host": {"target": "local"}, "runner": RUNNER, "name": "n"}
+        assert secret == {"runner"}
+
+
+def test_a_fault_is_reported_as_the_sdk_reports_one_its_message_and_stack_its_own() -> None:
+    """The SDK's server words the error from the exception and takes the stack from `inner`."""
+    provider = GpuCiProvider()
+
+    def broken(*_: Any) -> None:
+        raise ZeroDivisionError("a bug")
+
+    provider._components["GpuRunnerHost"] = broken  # type: ignore[assignment]
+    with pytest.raises(ComponentInitError) as fault:
+        construct({"host": {"target": "local"}}, provider=provider)
+    assert str(fault.value) == "a bug"
+    assert fault.value.inner is fault.value.__cause__
