@@ -146,6 +146,8 @@ def test_the_tests_configmap_is_immutable_and_named_by_its_test() -> None:
     assert (
         config_map_name(replace(check, name=f"-{'x' * 39} tail")) == f"gpu-ci-{'x' * 39}-{digest}"
     )
+    # a dash cut from the front does not count toward the 40
+    assert config_map_name(replace(check, name=f"_{'x' * 40}")) == f"gpu-ci-{'x' * 40}-{digest}"
 
 
 def _gpu_pod(check: ClusterCheck) -> dict[str, Any]:
