@@ -207,6 +207,7 @@ def test_the_primary_budget_follows_each_response(peer: Peer) -> None:
         (500, "server_error"),
         (502, "server_error"),
         (401, "unauthorized"),
+        (400, "client_error"),
         (404, "client_error"),
         (422, "client_error"),
         (403, "client_error"),
