@@ -95,18 +95,24 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_a_source_that_ignores_sigterm_is_killed_after_the_grace(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(run_mod, "GRACE_S", 0.3)
-    sent: list[int] = []
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The signals sent to sources' process groups, each sent for real too."""
+    signals: list[int] = []
     real = os.killpg
 
     def killpg(pid: int, sig: int) -> None:
-        sent.append(sig)
+        signals.append(sig)
         real(pid, sig)
 
     monkeypatch.setattr(os, "killpg", killpg)
+    return signals
+
+
+def test_a_source_that_ignores_sigterm_is_killed_after_the_grace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: list[int]
+) -> None:
+    monkeypatch.setattr(run_mod, "GRACE_S", 0.3)
     r = runner(tmp_path, source_timeout=1)
     ready = tmp_path / "ready"
     script = f"trap '' TERM; touch {ready}; while :; do sleep 0.05; done"
@@ -116,17 +122,7 @@ def test_a_source_that_ignores_sigterm_is_killed_after_the_grace(
     assert r.records == [Record("stubborn", "timed out", "", "after 2 s")]
 
 
-def test_a_source_that_ends_on_sigterm_gets_no_sigkill(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    sent: list[int] = []
-    real = os.killpg
-
-    def killpg(pid: int, sig: int) -> None:
-        sent.append(sig)
-        real(pid, sig)
-
-    monkeypatch.setattr(os, "killpg", killpg)
+def test_a_source_that_ends_on_sigterm_gets_no_sigkill(tmp_path: Path, sent: list[int]) -> None:
     r = runner(tmp_path, source_timeout=0.3)
     r.run("sleeps", ["sleep", "60"])  # bounded by one source timeout: 0.3 s
     assert sent == [signal.SIGTERM]
