@@ -316,6 +316,9 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "gpu_ci_package/host.py": _PACKAGE_COMPONENT_TESTS,
     "gpu_ci_package/cluster.py": _PACKAGE_COMPONENT_TESTS,
-    "gpu_ci_package/platform.py": _PACKAGE_COMPONENT_TESTS,
+    "gpu_ci_package/platform.py": (
+        "tests/gpu_ci_package/test_platform_component.py",
+        *_PACKAGE_COMPONENT_TESTS,
+    ),
     "gpu_ci_package/arc.py": _PACKAGE_COMPONENT_TESTS,
 }
