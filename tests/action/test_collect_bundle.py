@@ -79,6 +79,7 @@ def test_every_shipped_file_is_redacted_into_the_bundle_and_the_rest_named(
             "a/pods.log.gz": b"\x1f\x8b\x08\x00",
             "a/z.txt": "after what was left out\n",
             "c/unreadable.txt": "x\n",
+            "d/e/inside.txt": "in a folder whose parent holds only folders\n",
             "top.txt": "no secret\n",
         },
     )
@@ -106,6 +107,7 @@ def test_every_shipped_file_is_redacted_into_the_bundle_and_the_rest_named(
         "a/deep/other.log": b"second file in the folder\n",
         "a/z.txt": b"after what was left out\n",
         "b/events.txt": b"runner token [REDACTED] rejected\n",
+        "d/e/inside.txt": b"in a folder whose parent holds only folders\n",
         "top.txt": b"no secret\n",
     }
 
