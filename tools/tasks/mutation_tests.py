@@ -272,7 +272,11 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     ".github/actions/gpu-cluster/scripts/collect_cluster.py": (
         "tests/action/test_collect_cluster.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect.py": ("tests/action/test_collect_main.py",),
+    ".github/actions/gpu-cluster/scripts/collect.py": (
+        "tests/action/test_collect_main.py",
+        "tests/action/test_collect_sources.py",
+        "tests/action/test_collect_inputs.py",
+    ),
     # TypedDicts only (class bodies, which mutmut 3 does not mutate): no mutants; the tests
     # that read them are the schema's.
     "gpu_ci_package/inputs.py": ("tests/gpu_ci_package/test_schema.py",),

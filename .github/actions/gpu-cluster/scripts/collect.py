@@ -222,7 +222,8 @@ def main(argv: list[str]) -> int:
     say(f"bundle {target} ({target.stat().st_size} bytes): {first}")
     if args.result:
         result = {"bundle": str(target), "bundle-dir": str(out), "first-failure": first}
-        Path(args.result).write_text("".join(f"{k}={v}\n" for k, v in result.items()))
+        lines = "".join(f"{k}={v}\n" for k, v in result.items())
+        Path(args.result).write_text(lines, encoding="utf-8")  # whatever the host's locale
     return 0
 
 
