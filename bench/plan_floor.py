@@ -34,9 +34,9 @@ sys.path.insert(0, str(REPO))
 
 from bench.generated_stacks import write_stacks  # noqa: E402
 from bench.sdk_replay import check_same, replay, untyped_replay  # noqa: E402
-from stacks.offline.mocks import run_program  # noqa: E402
-from stacks.offline.records import ProgramRun  # noqa: E402
-from stacks.offline.stack_file import read_stack_file  # noqa: E402
+from stacks.offline.engine.mocks import run_program  # noqa: E402
+from stacks.offline.engine.records import ProgramRun  # noqa: E402
+from stacks.offline.stack_file.read import read_stack_file  # noqa: E402
 from stacks.program import main as gpu_ci_program  # noqa: E402
 
 PROJECT = "gpu-ci"

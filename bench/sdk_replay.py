@@ -32,8 +32,8 @@ from typing import Any
 import pulumi
 from pulumi.runtime import rpc
 
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.values import UNKNOWN, Secret
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import UNKNOWN, Secret
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 

@@ -27,8 +27,8 @@ sys.path.insert(0, str(REPO))
 
 from bench.generated_stacks import write_stacks  # noqa: E402
 from stacks.offline.plan import PlanCache, plan_run  # noqa: E402
-from stacks.offline.snapshot import snapshot_of  # noqa: E402
-from stacks.offline.stack_file import stacks_here  # noqa: E402
+from stacks.offline.snapshot.recorded import snapshot_of  # noqa: E402
+from stacks.offline.stack_file.read import stacks_here  # noqa: E402
 
 GENERATED = [("vm", 5), ("vm", 50), ("arc", 10), ("arc", 100), ("recipe", 30)]
 WHAT = {

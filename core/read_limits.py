@@ -139,7 +139,7 @@ STATE_EXPORT = Limits(
         "levels of the deployment's own"
     ),
 )
-"""`pulumi stack export` output, read by `stacks diff --state` (stacks/offline/state_export.py)."""
+"""`pulumi stack export` output, read by `stacks diff --state` (stacks/offline/state/export.py)."""
 
 HOST_PROBE = Limits(
     kind="host probe report",

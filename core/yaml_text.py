@@ -58,7 +58,7 @@ def dump(data: Any, *, dumper: type[yaml.SafeDumper] | None = None, **options: A
 # map, seq and the `<<` merge); any other tag (`!!binary`, `!!timestamp`, `!!python/...`,
 # custom ones) stops construction. Files are read through `core.read_yaml`, which bounds
 # size, depth and alias expansion; a stack file's own checks (duplicate keys, key types,
-# tags) are in `stacks.offline.yaml_checks`.
+# tags) are in `stacks.offline.stack_file.yaml_checks`.
 
 STR = "tag:yaml.org,2002:str"
 INT = "tag:yaml.org,2002:int"

@@ -17,7 +17,7 @@ import pytest
 
 from bench import stack_facts
 from stacks.offline.plan import REPO
-from stacks.offline.stack_file import stacks_here
+from stacks.offline.stack_file.read import stacks_here
 
 PAGE = REPO / "docs" / "benchmarks.md"
 SECTION = "## The stacks today"

@@ -77,14 +77,14 @@ EXEMPT: dict[tuple[str, str], str] = {
     ("stacks/config/namespaces.py", "json.loads"): (
         "pulumi-plugin.json of the installed provider SDKs, from the hash-checked lock"
     ),
-    ("stacks/offline/replacement_rules.py", "json.loads"): (
-        "the committed replacement rules in stacks/offline/replacements (upstream facts)"
+    ("stacks/offline/lifecycle/replacement_rules.py", "json.loads"): (
+        "the committed replacement rules in stacks/offline/lifecycle/replacements (upstream facts)"
     ),
-    ("stacks/offline/diff_paths.py", "json.loads"): (
+    ("stacks/offline/snapshot/paths.py", "json.loads"): (
         "one quoted path segment the diff wrote itself, a JSON string literal matched by a "
         "regular expression (no nesting)"
     ),
-    ("stacks/offline/stack_file.py", "json.loads"): (
+    ("stacks/offline/stack_file/read.py", "json.loads"): (
         "the CLI text of a config value of a stack file the careful reader already read "
         "(its depth bounded there)"
     ),

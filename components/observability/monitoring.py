@@ -13,7 +13,7 @@ Children, on the cluster of `opts.provider`, after what `opts.depends_on` names:
   the monitors' labels, and `release: <release name>` where gpu-ci deploys the stack (the
   chart's default selector).
 
-Day 2 (tests/stacks/offline/test_day2.py): a changed retention, storage or scrape interval
+Day 2 (tests/stacks/offline/lifecycle/test_day2.py): a changed retention, storage or scrape interval
 upgrades the release in place; a changed dashboard replaces its ConfigMap, and a new given
 password the Secret (pulumi-kubernetes treats both as immutable; Grafana's sidecar reloads
 the dashboard, Grafana reads the password when it starts). The generated password's inputs

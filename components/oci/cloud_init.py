@@ -51,8 +51,8 @@ def check_user_data(text: str, *, source: str) -> None:
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9_.-]+")
-"""What user data embeds as written: the names the Pulumi CLI takes (stacks/offline/
-stack_file.py), which YAML and a shell read as plain words."""
+"""What user data embeds as written: the names the Pulumi CLI takes
+(stacks/offline/stack_file/read.py), which YAML and a shell read as plain words."""
 _SHELL_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "$`!"}
 
 

@@ -14,17 +14,17 @@ from pathlib import Path
 import pulumi
 
 from core.errors import GpuCiError, write_output
-from stacks.offline import state_dirs
 from stacks.offline.charts import cli as cli_charts
-from stacks.offline.diff import DIFFERENT_STACKS, diff_files
-from stacks.offline.diff_dirs import diff_dirs
-from stacks.offline.mermaid import render_mermaid
+from stacks.offline.diff.dirs import diff_dirs
+from stacks.offline.diff.files import DIFFERENT_STACKS, diff_files
 from stacks.offline.plan import REPO, PlanCache, plan_run
 from stacks.offline.plan_all import plan_all, write_all
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.stack_file import stacks_here
-from stacks.offline.state_synthetic import export_of
-from stacks.offline.tree import render_tree
+from stacks.offline.snapshot.mermaid import render_mermaid
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
+from stacks.offline.snapshot.tree import render_tree
+from stacks.offline.stack_file.read import stacks_here
+from stacks.offline.state import dirs as state_dirs
+from stacks.offline.state.synthetic import export_of
 
 USAGE = (
     """The offline plan of a stack, and the diff of two plans.

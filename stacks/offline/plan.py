@@ -15,11 +15,13 @@ import pulumi
 from components.cluster.reference import REQUIRED_EXPORTS
 from core.errors import GpuCiError, did_you_mean
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.offline.fakes import FakeCloud, StackExports, reference_exports
-from stacks.offline.mocks import run_program
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.snapshot import Snapshot, snapshot_of
-from stacks.offline.stack_file import read_stack_file, stacks_here, stacks_listing
+from stacks.offline.engine.fakes import FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.references import reference_exports
+from stacks.offline.snapshot.recorded import snapshot_of
+from stacks.offline.snapshot.shape import Snapshot
+from stacks.offline.stack_file.read import read_stack_file, stacks_here, stacks_listing
 from stacks.program import main
 
 REPO = Path(__file__).resolve().parents[2]

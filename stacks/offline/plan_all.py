@@ -20,12 +20,12 @@ import pulumi
 
 from core.errors import GpuCiError, write_output
 from core.workflow_text import escape_log
-from stacks.offline.diff_dirs import ERROR_SUFFIX
+from stacks.offline.diff.dirs import ERROR_SUFFIX
+from stacks.offline.engine.records import ProgramRun
 from stacks.offline.plan import PlanCache, plan_run
-from stacks.offline.records import ProgramRun
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.stack_file import stacks_here, stacks_listing
-from stacks.offline.tree import render_tree
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
+from stacks.offline.snapshot.tree import render_tree
+from stacks.offline.stack_file.read import stacks_here, stacks_listing
 
 
 def plan_all(root: Path) -> Iterator[tuple[str, ProgramRun | Exception]]:

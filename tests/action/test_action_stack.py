@@ -114,8 +114,9 @@ def test_the_written_stack_plans_offline_with_the_cli(
     assert done.returncode == 0, done.stderr
     again = json.loads((tmp_path / "plan.json").read_text())
     assert again == default_stack.plan()  # what the action's configure step planned
-    # Every resource of the plan, components included (stacks/offline/tree.py, render_tree):
-    # the count follows the platform's checks, which come and go with the recipe's pins.
+    # Every resource of the plan, components included (render_tree in
+    # stacks/offline/snapshot/tree.py): the count follows the platform's checks, which come and go
+    # with the recipe's pins.
     count = len(again["resources"])
     assert done.stdout.startswith(f"gpu-ci/gpu-cluster-kind: {count} resources (offline plan)")
     kinds = {r["type"].split(":")[0] for r in again["resources"]}

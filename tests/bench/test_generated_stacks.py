@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bench.generated_stacks import write_stacks
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.stack_file.read import read_stack_file
 
 
 def test_each_generated_stack_scales_one_thing(tmp_path: Path) -> None:

@@ -12,10 +12,10 @@ import pulumi_oci
 import pytest
 
 from bench.sdk_replay import check_same, replay, sdk_class, untyped_replay
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import Secret
 from stacks.offline.plan import plan_run as plan
-from stacks.offline.records import ProgramRun
-from stacks.offline.values import Secret
 
 
 def floor(run: ProgramRun, make: Callable[[ProgramRun], Callable[[], None]] = replay) -> ProgramRun:

@@ -1,7 +1,8 @@
-"""`core.read_json.read`: a JSON file read by the careful reader, as `stacks.offline.
-state_export` reads a `pulumi stack export` file and `components.host.probe_compare` the host
-probe's report. Every problem is one line naming the file: a byte that is not UTF-8, text
-that is not JSON, nesting past the bound, a symlink out of its folder."""
+"""`core.read_json.read`: a JSON file read by the careful reader, as
+`stacks.offline.state.export` reads a `pulumi stack export` file and
+`components.host.probe_compare` the host probe's report. Every problem is one line naming the file:
+a byte that is not UTF-8, text that is not JSON, nesting past the bound, a symlink out of its
+folder."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ import yaml
 from components.cluster import kind_config
 from core import yaml_text
 from recipes.cli import run as run_recipes
+from stacks.offline.engine.values import reveal
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.values import reveal
 
 GOLDEN = REPO / "tests" / "golden" / "cluster"
 

@@ -17,9 +17,9 @@ from pulumi.runtime.sync_await import _sync_await
 
 from gpu_ci_package.provider import GpuCiProvider
 from stacks.config import NAMESPACE
-from stacks.offline.fakes import FakeCloud
-from stacks.offline.mocks import run_program
-from stacks.offline.records import ProgramRun, Registration
+from stacks.offline.engine.fakes import FakeCloud
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
 from stacks.program import main
 from tests.components.arc.arc_helpers import PEM
 from tests.stacks.stack_helpers import flat

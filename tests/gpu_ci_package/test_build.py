@@ -30,7 +30,7 @@ from gpu_ci_package.build import (
 from stacks.config import ConfigError
 from stacks.config.problems import Problem
 from stacks.context import StackContext
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
 
 TOKEN = "gpu-ci:index:Thing"
 

@@ -16,9 +16,9 @@ from gpu_ci_package.build import InputsError
 from gpu_ci_package.cluster import GpuCluster
 from gpu_ci_package.host import GpuRunnerHost, capacity_of
 from gpu_ci_package.platform import RecipePlatform
-from stacks.offline.mocks import run_program
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.values import Secret
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import Secret
 from tests.components.arc.arc_helpers import KUBECONFIG, PEM, RUNNER_IMAGE
 from tests.gpu_ci_package.package_helpers import RUNNER
 from tests.stacks.stack_helpers import COMPARTMENT, SSH_KEY, TENANCY

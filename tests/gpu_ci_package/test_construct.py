@@ -15,12 +15,13 @@ from pulumi.output import _OutputData
 
 from gpu_ci_package.host import GpuRunnerHost
 from stacks.config.loader import raw_from_flat
-from stacks.offline.fakes import FakeCloud, reference_exports
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
+from stacks.offline.engine.values import Secret
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import Registration
-from stacks.offline.stack_file import read_stack_file
-from stacks.offline.values import Secret
+from stacks.offline.references import reference_exports
+from stacks.offline.stack_file.read import read_stack_file
 from tests.components.arc.arc_helpers import KUBECONFIG, PEM, RUNNER_IMAGE
 from tests.gpu_ci_package.package_helpers import (
     construct,

@@ -13,9 +13,9 @@ import pytest
 
 from gpu_ci_package.build import InputsError
 from gpu_ci_package.platform import RecipePlatform, RecipePlatformArgs
-from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import run_program
-from stacks.offline.records import ProgramRun, Registration
+from stacks.offline.engine.fakes import FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
 
 PLATFORM = "gpu-ci:index:RecipePlatform"
 STACK = "urn:pulumi:test::gpu-ci::pulumi:pulumi:Stack::gpu-ci-test"

@@ -16,9 +16,9 @@ from pulumi.runtime.proto import provider_pb2
 from pulumi.runtime.sync_await import _sync_await
 
 from gpu_ci_package.provider import GpuCiProvider, _unwrapped
-from stacks.offline.mocks import run_program
-from stacks.offline.records import Registration
-from stacks.offline.values import Secret
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
+from stacks.offline.engine.values import Secret
 from tests.components.arc.arc_helpers import KUBECONFIG, PEM, RUNNER_IMAGE
 from tests.gpu_ci_package.package_helpers import RUNNER, as_sent
 

@@ -22,10 +22,10 @@ import yaml
 
 from components.cluster.node_images import KIND_RELEASES
 from core.errors import GpuCiError
-from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import Registration
 from stacks.program import main
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, launcher
 from tests.stacks.stack_helpers import SSH_KEY, flat, vm_stack

@@ -25,9 +25,9 @@ from core.read_limits import CATALOG_FILE, size_text
 from recipes import RecipeError, load_catalog
 from recipes.cli import main as recipes_main
 from stacks.offline.cli import main as stacks_main
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO
-from stacks.offline.records import Registration
 from stacks.program import main as program
 from tests.deadlines import deadline
 from tests.stacks.stack_helpers import flat

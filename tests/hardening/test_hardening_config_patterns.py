@@ -27,9 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import Registration
 from stacks.program import main
 from tests.components.arc.arc_helpers import LAUNCHER_IMAGE, arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import COMPARTMENT, SSH_KEY, TENANCY, flat, vm_stack

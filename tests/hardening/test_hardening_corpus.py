@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 from core.errors import GpuCiError
 from stacks.config.loader import ConfigError
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import Registration
 
 STACKS = ("dev", "gpu-dev", "apps-dev", "arc", "workstation")
 MARKER = "gpucicorpussecret7f3a"

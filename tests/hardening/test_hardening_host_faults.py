@@ -22,8 +22,8 @@ from components.host.bootstrap_params import (
 from components.host.cluster_params import NvkindClusterDeleteParams
 from components.host.runner_params import GithubRunnerRemoveParams
 from components.host.step import Step, StepParams
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import plan_run
-from stacks.offline.records import Registration
 from tests.components.host.github import API, RUNNER_ID, install, needs_jq, run_loop, serve_github
 from tests.components.host.nvkind_steps import A10, cluster_params, create, run_step
 from tests.components.host.sandbox import Run, Sandbox

@@ -33,10 +33,10 @@ from policy.rule import Resource, StackRule
 from policy.rules import RULES
 from policy.world_openings import world_openings
 from stacks.config import ConfigError, load_config, raw_from_flat
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import reveal
 from stacks.offline.plan import REPO
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.values import reveal
 from stacks.program import main
 from tests.stacks.stack_helpers import SSH_KEY, flat, vm_stack
 

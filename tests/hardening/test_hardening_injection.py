@@ -28,8 +28,8 @@ from components.arc.pod_config import Taint
 from core.errors import GpuCiError
 from stacks.config import ConfigError, load_config, raw_from_flat
 from stacks.config.problems import given_text
-from stacks.offline.mocks import run_program
-from stacks.offline.records import Registration
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
 from stacks.program import main
 from tests.components.arc.arc_helpers import NODE_POOL, arc_stack, gpu_pod, oke, run_arc
 from tests.stacks.stack_helpers import flat

@@ -23,8 +23,8 @@ from pydantic import BaseModel, ValidationError
 from components.host.params import PARAMS_BY_STEP
 from components.host.runner_params import GithubRunnerParams
 from stacks.config.param_keys import MODEL_KEYS
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import Registration
 
 DEV: dict[str, Any] = yaml.safe_load((REPO / "Pulumi.dev.yaml").read_text())["config"]
 HEADER = "stack '{stack}': invalid gpu-ci config (1 problem):\n  - "
@@ -391,7 +391,7 @@ def test_oke_pod_and_service_blocks_overlapping_are_refused(
 def test_oke_blocks_apart_from_an_existing_subnet_are_not_judged(tmp_path: Path) -> None:
     """An existing subnet's VCN is not known here: only pods against services is checked."""
     from stacks.config import load_config, raw_from_flat
-    from stacks.offline.stack_file import read_stack_file
+    from stacks.offline.stack_file.read import read_stack_file
 
     config = copy.deepcopy(ARC)
     config["gpu-ci:network"]["existingSubnetId"] = "ocid1.subnet.oc1..aaaaaaaaexisting"
@@ -464,7 +464,7 @@ def test_an_esc_revision_or_tag_is_read(version: str, tmp_path: Path) -> None:
     )
     stack = {"environment": [f"gpu-ci/dev@{version}"], "config": {"gpu-ci:owner": "team"}}
     (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(stack))
-    from stacks.offline.stack_file import read_stack_file
+    from stacks.offline.stack_file.read import read_stack_file
 
     assert read_stack_file(tmp_path, "dev").config["oci:region"] == "us-phoenix-1"
 

@@ -33,9 +33,9 @@ from components.oci.vm_config import VmCapacityConfig
 from core.errors import GpuCiError
 from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.config.problems import holds_credential
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import Registration
 from stacks.program import main
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, launcher, oke
 from tests.stacks.stack_helpers import flat, vm_stack

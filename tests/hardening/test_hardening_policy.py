@@ -25,9 +25,9 @@ from pulumi_policy import (
 from policy import __main__ as pack
 from policy.rule import Resource, Rule, StackRule
 from policy.rules import RULES
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import reveal
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun
-from stacks.offline.values import reveal
 from tests.stacks.stack_helpers import run_stack, vm_stack
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))

@@ -27,11 +27,11 @@ from recipes import RecipeError, load_catalog
 from recipes.cli import main as recipes_main
 from recipes.yamlfiles import load_text
 from stacks.offline.cli import main as stacks_main
-from stacks.offline.esc_definitions import MAX_IMPORT_DEPTH
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO
-from stacks.offline.records import Registration
-from stacks.offline.yaml_document import read_document
+from stacks.offline.stack_file.esc_definitions import MAX_IMPORT_DEPTH
+from stacks.offline.stack_file.yaml_document import read_document
 from stacks.program import main as program
 from tests.deadlines import deadline
 from tests.stacks.stack_helpers import flat

@@ -29,18 +29,21 @@ import pytest
 
 from stacks.config import load_config, raw_from_flat
 from stacks.offline import plan
-from stacks.offline.fakes import FakeCloud, reference_exports
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import Secret, mask
 from stacks.offline.plan import REPO, local_stack_name, plan_run
-from stacks.offline.records import ProgramRun
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.stack_file import StackFile, read_stack_file
-from stacks.offline.values import Secret, mask
+from stacks.offline.references import reference_exports
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
+from stacks.offline.stack_file.read import StackFile, read_stack_file
 from stacks.program import main
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in REPO.glob("Pulumi.*.yaml"))
 PLACEHOLDER = "offline-placeholder:"
-KUBECONFIG_TOKEN = "offline-plan-fake-admin-token"  # stacks.offline.fakes.FAKE_KUBECONFIG's user
+KUBECONFIG_TOKEN = (
+    "offline-plan-fake-admin-token"  # stacks.offline.engine.fakes.FAKE_KUBECONFIG's user
+)
 COMMANDS = ("command:remote:Command", "command:local:Command")
 SCRIPT_KEYS = ("create", "update", "delete", "stdin", "environment")
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]{24,}$")

@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import reveal
 from stacks.offline.plan import REPO
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.values import reveal
 from stacks.program import main
 
 COMPARTMENT = "ocid1.compartment.oc1..aaaaaaaatestcompartment"

@@ -12,10 +12,10 @@ SDKS = ("pulumi_oci", "pulumi_kubernetes", "pulumi_command")
 
 _PLAN = """
 import json, sys
-from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
 from stacks.program import main
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.stack_file.read import read_stack_file
 
 stack = sys.argv[1]
 file = read_stack_file(__import__("pathlib").Path("."), stack)

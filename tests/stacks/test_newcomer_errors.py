@@ -15,9 +15,9 @@ from pathlib import Path
 import pulumi
 import pytest
 
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO
-from stacks.offline.records import Registration
 from stacks.program import main
 
 FOOTER = (

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 import yaml
 
+from stacks.offline.engine.records import ProgramRun
 from stacks.offline.plan import plan_run
-from stacks.offline.records import ProgramRun
-from tests.stacks.charts.chart_helpers import problems_of
+from tests.stacks.offline.charts.chart_helpers import problems_of
 from tests.workflows.github_tools import REPO, actionlint, load_github_yaml
 
 WORKFLOW = REPO / "examples" / "multi-gpu-e2e.yaml"

@@ -117,7 +117,7 @@ def test_a_pr_that_edits_the_planner_gets_the_warning_above_its_no_changes(
     tmp_path: Path,
 ) -> None:
     files = [
-        {"filename": "stacks/offline/diff_text.py", "status": "modified"},
+        {"filename": "stacks/offline/diff/text.py", "status": "modified"},
         {"filename": "docs/day-2.md", "status": "modified"},
         {"filename": "Pulumi.dev.yaml", "status": "modified"},
     ]
@@ -125,7 +125,7 @@ def test_a_pr_that_edits_the_planner_gets_the_warning_above_its_no_changes(
     assert body == (
         f"{MARKER}\n{WARNING}"
         "> Files of this PR that ran or were read there (all but docs and `Pulumi.STACK.yaml` "
-        "files): 1, `stacks/offline/diff_text.py`.\n"
+        "files): 1, `stacks/offline/diff/text.py`.\n"
         f"{TRUSTED}\n{NO_CHANGES}\n\n"
         "<sub>Offline plan diff of 0123456: [run](https://github.com/acme/gpu-ci/actions/runs/1)"
         "</sub>\n"

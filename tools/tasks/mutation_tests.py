@@ -40,7 +40,10 @@ _PACKAGE_COMPONENT_TESTS = (
 )
 MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/config/annotations.py": _CONFIG_TESTS,
-    "stacks/config/loader.py": (*_CONFIG_TESTS, "tests/stacks/offline/test_stack_file_yaml.py"),
+    "stacks/config/loader.py": (
+        *_CONFIG_TESTS,
+        "tests/stacks/offline/stack_file/test_stack_file_yaml.py",
+    ),
     "stacks/config/param_keys.py": _CONFIG_TESTS,
     "stacks/config/param_problems.py": _CONFIG_TESTS,
     "stacks/config/namespaces.py": _CONFIG_UNIT_TESTS,
@@ -105,10 +108,12 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/action/test_action_hostile_configure.py",
     ),
     # The offline engine's in-process tests on small synthetic snapshots (issue 29, item 6).
-    "stacks/offline/lifecycle.py": ("tests/stacks/offline/test_lifecycle_mutants.py",),
-    "stacks/offline/diff_changes.py": ("tests/stacks/offline/test_diff_changes_mutants.py",),
-    "stacks/offline/replacement_rules.py": (
-        "tests/stacks/offline/test_replacement_rules_mutants.py",
+    "stacks/offline/lifecycle/fate.py": (
+        "tests/stacks/offline/lifecycle/test_lifecycle_mutants.py",
+    ),
+    "stacks/offline/diff/changes.py": ("tests/stacks/offline/diff/test_diff_changes_mutants.py",),
+    "stacks/offline/lifecycle/replacement_rules.py": (
+        "tests/stacks/offline/lifecycle/test_replacement_rules_mutants.py",
     ),
     # The queries run by promtool over series built in-process: what a mutant builds is
     # what Prometheus evaluates (tests/components/observability/promtool.py).
@@ -159,18 +164,20 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/core/test_read_yaml_bounds.py",
         "tests/core/test_read_yaml_edges.py",
         "tests/hardening/test_hardening_readers.py",
-        "tests/stacks/offline/test_stack_file_yaml.py",
+        "tests/stacks/offline/stack_file/test_stack_file_yaml.py",
     ),
     "core/read_json.py": (
         "tests/core/test_read_json_file.py",
-        "tests/stacks/offline/test_state_export.py",
+        "tests/stacks/offline/state/test_state_export.py",
         "tests/components/host/test_host_probe.py",
     ),
-    "stacks/offline/generations.py": ("tests/stacks/offline/test_generations_mutants.py",),
+    "stacks/offline/lifecycle/generations.py": (
+        "tests/stacks/offline/lifecycle/test_generations_mutants.py",
+    ),
     # Synthetic folders only: test_diff_dirs.py plans every example stack first.
-    "stacks/offline/diff_dirs.py": (
-        "tests/stacks/offline/test_diff_dirs_mutants.py",
-        "tests/stacks/offline/test_diff_dirs_synthetic.py",
+    "stacks/offline/diff/dirs.py": (
+        "tests/stacks/offline/diff/test_diff_dirs_mutants.py",
+        "tests/stacks/offline/diff/test_diff_dirs_synthetic.py",
     ),
     # Issue 44: the health checks' chainsaw modules.
     "components/platform/chainsaw_runnable.py": (
@@ -198,13 +205,13 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "components/platform/chainsaw_reads.py": ("tests/components/platform/test_health_reads.py",),
     # Issue 44: the offline engine's generations, diff folders and readers.
-    "stacks/offline/lifecycle_inputs.py": (
-        "tests/stacks/offline/test_lifecycle_inputs.py",
-        "tests/stacks/offline/test_lifecycle_mutants.py",
+    "stacks/offline/lifecycle/inputs.py": (
+        "tests/stacks/offline/lifecycle/test_lifecycle_inputs.py",
+        "tests/stacks/offline/lifecycle/test_lifecycle_mutants.py",
     ),
-    "stacks/offline/stand_ins.py": (
-        "tests/stacks/offline/test_stand_ins.py",
-        "tests/stacks/offline/test_lifecycle_mutants.py",
+    "stacks/offline/lifecycle/stand_ins.py": (
+        "tests/stacks/offline/lifecycle/test_stand_ins.py",
+        "tests/stacks/offline/lifecycle/test_lifecycle_mutants.py",
     ),
     "core/read_limits.py": (
         "tests/core/test_read_limits.py",
@@ -212,15 +219,23 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/hardening/test_hardening_catalog_files.py",
     ),
     # Issue 44: the offline engine's deployed-state modules.
-    "stacks/offline/state_standins.py": ("tests/stacks/offline/test_state_standins_behaviour.py",),
-    "stacks/offline/state_synthetic.py": (
-        "tests/stacks/offline/test_state_synthetic_behaviour.py",
+    "stacks/offline/state/standins.py": (
+        "tests/stacks/offline/state/test_state_standins_behaviour.py",
     ),
-    "stacks/offline/state_dirs.py": ("tests/stacks/offline/test_state_dirs_behaviour.py",),
-    "stacks/offline/state_values.py": ("tests/stacks/offline/test_state_values_behaviour.py",),
-    "stacks/offline/state_export.py": ("tests/stacks/offline/test_state_export_behaviour.py",),
-    "stacks/offline/state_snapshot.py": ("tests/stacks/offline/test_state_snapshot_behaviour.py",),
-    "stacks/offline/state_diff.py": ("tests/stacks/offline/test_state_diff_behaviour.py",),
+    "stacks/offline/state/synthetic.py": (
+        "tests/stacks/offline/state/test_state_synthetic_behaviour.py",
+    ),
+    "stacks/offline/state/dirs.py": ("tests/stacks/offline/state/test_state_dirs_behaviour.py",),
+    "stacks/offline/state/values.py": (
+        "tests/stacks/offline/state/test_state_values_behaviour.py",
+    ),
+    "stacks/offline/state/export.py": (
+        "tests/stacks/offline/state/test_state_export_behaviour.py",
+    ),
+    "stacks/offline/state/snapshot.py": (
+        "tests/stacks/offline/state/test_state_snapshot_behaviour.py",
+    ),
+    "stacks/offline/state/diff.py": ("tests/stacks/offline/state/test_state_diff_behaviour.py",),
     # Issue 44: the queue-time exporter and the host probe.
     # The exporter's modules are imported by their dotted path (queue_harness.py), the name
     # mutmut gives their mutants; each against its own unit tests and the fault runs.
@@ -283,16 +298,20 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "gpu_ci_package/arc_inputs.py": ("tests/gpu_ci_package/test_schema.py",),
     # Issue 44: the chart checks (stacks/offline/charts/).
     "stacks/offline/charts/dead_values.py": (
-        "tests/stacks/charts/test_chart_dead_value_rule.py",
-        "tests/stacks/charts/test_chart_dead_value_probes.py",
+        "tests/stacks/offline/charts/test_chart_dead_value_rule.py",
+        "tests/stacks/offline/charts/test_chart_dead_value_probes.py",
     ),
-    "stacks/offline/charts/keys.py": ("tests/stacks/charts/test_chart_keys.py",),
-    "stacks/offline/charts/value_keys.py": ("tests/stacks/charts/test_chart_value_keys.py",),
-    "stacks/offline/charts/release.py": ("tests/stacks/charts/test_chart_release.py",),
-    "stacks/offline/charts/render.py": ("tests/stacks/charts/test_chart_render.py",),
-    "stacks/offline/charts/validate.py": ("tests/stacks/charts/test_chart_validate_objects.py",),
-    "stacks/offline/charts/check.py": ("tests/stacks/charts/test_chart_check_stack.py",),
-    "stacks/offline/charts/cli.py": ("tests/stacks/charts/test_chart_check_cli_runs.py",),
+    "stacks/offline/charts/keys.py": ("tests/stacks/offline/charts/test_chart_keys.py",),
+    "stacks/offline/charts/value_keys.py": (
+        "tests/stacks/offline/charts/test_chart_value_keys.py",
+    ),
+    "stacks/offline/charts/release.py": ("tests/stacks/offline/charts/test_chart_release.py",),
+    "stacks/offline/charts/render.py": ("tests/stacks/offline/charts/test_chart_render.py",),
+    "stacks/offline/charts/validate.py": (
+        "tests/stacks/offline/charts/test_chart_validate_objects.py",
+    ),
+    "stacks/offline/charts/check.py": ("tests/stacks/offline/charts/test_chart_check_stack.py",),
+    "stacks/offline/charts/cli.py": ("tests/stacks/offline/charts/test_chart_check_cli_runs.py",),
     # Issue 44: the wiring that landed last.
     "core/workflow_text.py": ("tests/core/test_workflow_text.py",),
     "components/platform/device_plugin_config.py": (

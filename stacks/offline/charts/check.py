@@ -44,7 +44,7 @@ from stacks.offline.charts.render import (
 )
 from stacks.offline.charts.validate import validate
 from stacks.offline.charts.value_keys import ValueSources, value_key
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import TextIO
 from core.errors import GpuCiError
 from stacks.offline.charts.check import ChartTools, check_stack
 from stacks.offline.charts.value_keys import value_sources
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 
 USAGE = (
     "  python -m stacks check-charts STACK|--all [--charts DIR]... [--helm PATH] "

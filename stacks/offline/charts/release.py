@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from core.errors import GpuCiError
-from stacks.offline.records import ProgramRun
-from stacks.offline.values import reveal
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import reveal
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 PLATFORM_PARENT = "gpu-ci:platform:RecipeReleases"

@@ -21,7 +21,7 @@ from recipes.model import ComponentRef
 from stacks.config import load_config, raw_from_flat
 from stacks.config.recipe import resolve_recipe
 from stacks.offline.charts.release import HelmRelease
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.stack_file.read import read_stack_file
 
 SET_KEY = "gpu-ci:platform.set"
 

@@ -9,14 +9,14 @@ from typing import Any
 
 from components.pins import ARC_PINS
 from stacks.offline.charts.render import Rendered
-from stacks.offline.fakes import FakeCloud
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import reveal
 from stacks.offline.plan import REPO
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.stack_file import read_stack_file
-from stacks.offline.values import reveal
+from stacks.offline.stack_file.read import read_stack_file
 from stacks.program import main
-from tests.stacks.charts.chart_helpers import render_chart
+from tests.stacks.offline.charts.chart_helpers import render_chart
 from tests.stacks.stack_helpers import COMPARTMENT, flat
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

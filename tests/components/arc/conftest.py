@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.arc.arc_helpers import run_example
 
 

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from components.arc.cleanup import ACCOUNT, SCRIPT
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.arc.arc_helpers import CLEANUP, CRON_JOB, arc_stack, gpu_pod, run_arc
 from tests.stacks.stack_helpers import children_of
 

@@ -21,8 +21,8 @@ from components.arc.scale_set_values import HOOK_FILE
 from stacks.offline.charts.dead_values import dead_leaves
 from stacks.offline.charts.keys import chart_keys
 from stacks.offline.charts.render import RenderError
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.values import reveal
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import reveal
 from tests.components.arc.arc_helpers import (
     CONFIG_MAP,
     arc_releases,
@@ -36,7 +36,7 @@ from tests.components.arc.arc_helpers import (
     runner_set,
     scale_set_releases,
 )
-from tests.stacks.charts.chart_helpers import problems_of
+from tests.stacks.offline.charts.chart_helpers import problems_of
 from tests.upstream_tools import tool
 
 SCALE_SETS = ("oracle-vm-gpu-a10-1", "oracle-vm-gpu-a10-2", "oke-gpu-a10-pod")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import Secret, reveal
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.values import Secret, reveal
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
 from stacks.outputs import ArcCapacityOutputs
 from tests.components.arc.arc_helpers import (
     CLEANUP,

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.arc.arc_helpers import (
     SECRET,
     arc_stack,

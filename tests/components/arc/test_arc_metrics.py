@@ -19,10 +19,10 @@ from components.observability.metrics import (
     PER_PR_LABELS,
     listener_metrics_values,
 )
-from stacks.offline.records import ProgramRun
-from stacks.offline.values import reveal
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import reveal
 from tests.components.arc.arc_helpers import RELEASE, release, runner_set
-from tests.stacks.charts.chart_helpers import problems_of
+from tests.stacks.offline.charts.chart_helpers import problems_of
 
 SCALE_SETS = ("oracle-vm-gpu-a10-1", "oracle-vm-gpu-a10-2", "oke-gpu-a10-pod")
 

@@ -12,8 +12,8 @@ from components.arc.oke import pick_node_image, shell_word, taint_user_data
 from components.arc.oke_config import OkeCpuPool, OkeGpuPool
 from components.arc.pod_config import Taint
 from components.base import InputError
-from stacks.offline.records import ProgramRun
-from stacks.offline.values import Secret
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import Secret
 from tests.components.arc.arc_helpers import CLUSTER, NODE_POOL, arc_stack, gpu_pod, oke, run_arc
 
 

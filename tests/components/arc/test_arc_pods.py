@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from stacks.offline.records import ProgramRun
-from stacks.offline.values import reveal
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import reveal
 from tests.components.arc.arc_helpers import (
     CONFIG_MAP,
     SECRET,

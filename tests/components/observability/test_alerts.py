@@ -10,8 +10,8 @@ from functools import cache
 
 import pytest
 
+from stacks.offline.engine.records import ProgramRun, Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun, Registration
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, oke
 from tests.components.observability.test_alert_rules import (
     GPU_ALERTS,

@@ -17,7 +17,7 @@ from components.observability.queue_deploy import NAME, PROGRAM
 from components.observability.queue_exporter.settings import KEYS, parse
 from components.observability.queue_time_config import QueueTimeConfig
 from components.pins import QUEUE_EXPORTER_PINS
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, launcher
 from tests.stacks.stack_helpers import dev_stack, run_stack
 

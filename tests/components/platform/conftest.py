@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recipes import Catalog, RecipeResult
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.platform.platform_helpers import project_catalog, project_recipe, run_platform
 from tests.recipes.conftest import write_catalog  # noqa: F401  (shared fixture)
 

@@ -10,8 +10,8 @@ import pulumi_kubernetes as k8s
 from components.platform.overrides import PlatformOverrides
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
-from stacks.offline.mocks import run_program
-from stacks.offline.records import ProgramRun, Registration
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
 
 KUBECONFIG = """\
 apiVersion: v1

@@ -29,7 +29,7 @@ from core import yaml_text
 from recipes import PROJECT_CATALOG, Catalog, RecipeResult
 from recipes.model import ExpectedResource
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.stack_file import stacks_here
+from stacks.offline.stack_file.read import stacks_here
 from tests.components.platform.platform_helpers import project_recipe
 from tests.components.platform.test_chainsaw_schema import BREAKS, V0215
 from tests.upstream_tools import run_tool, tool

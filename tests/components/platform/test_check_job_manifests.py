@@ -25,7 +25,7 @@ from components.platform.check_jobs import (
 )
 from components.platform.check_plan import CheckPlan, smoke_check
 from components.platform.health_model import ClusterCheck, Read, chainsaw_check
-from tests.stacks.charts.chart_helpers import problems_of
+from tests.stacks.offline.charts.chart_helpers import problems_of
 
 MANAGED = {"app.kubernetes.io/managed-by": "gpu-ci", "gpu-ci/check": "health-x"}
 TEST = chainsaw_tests.test_doc(

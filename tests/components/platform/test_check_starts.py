@@ -24,9 +24,9 @@ from components.platform.deployment_checks import DeploymentChecks, DeploymentCh
 from components.platform.gpu_checks import GPU_COUNT_CHECK, NCCL_CHECK, GpuExpectation
 from components.platform.health_model import CHECKS_NAMESPACE, STARTUP_S, ClusterCheck
 from recipes import RecipeResult
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun, Registration
 from tests.components.platform.platform_helpers import CONFIGMAP, JOB, KUBECONFIG
 from tests.components.platform.test_platform_checks import DEV_CHECKS
 from tests.upstream_tools import tool

@@ -19,7 +19,7 @@ from core import yaml_text
 from recipes import PROJECT_CATALOG, Catalog, RecipeResult
 from tests.components.platform.chainsaw_runs import Outcome, run_check
 from tests.components.platform.platform_helpers import project_recipe
-from tests.stacks.charts.chart_helpers import problems_of, render_chart
+from tests.stacks.offline.charts.chart_helpers import problems_of, render_chart
 from tests.upstream_tools import tool
 
 Objects = list[dict[str, Any]]

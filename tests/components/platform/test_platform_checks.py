@@ -24,7 +24,7 @@ from components.platform.overrides import PlatformError, PlatformOverrides
 from core import yaml_text
 from recipes import Catalog, RecipeResult
 from recipes.model import ComponentRef, ExpectedResource, Validation, ValidationPhase
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.platform.platform_helpers import CHECKS, CONFIGMAP, JOB, run_platform
 
 DEV_CHECKS = [

@@ -12,7 +12,7 @@ from recipes import Catalog, RecipeResult, component_values, load_catalog, resol
 from recipes.criteria import RecipeCriteria
 from recipes.merge import deep_merge
 from recipes.model import ComponentRef
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.platform.platform_helpers import (
     CHECKS,
     COMPONENT,

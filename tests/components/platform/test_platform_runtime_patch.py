@@ -21,9 +21,9 @@ from components.platform.runtime_patch import (
 )
 from recipes import Catalog, RecipeResult, component_values
 from stacks.offline.charts.render import Rendered
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.components.platform.platform_helpers import RUNTIME_PATCH
-from tests.stacks.charts.chart_helpers import patched_runtime, problems_of, render_chart
+from tests.stacks.offline.charts.chart_helpers import patched_runtime, problems_of, render_chart
 
 TABLE = TRAINER_RUNTIMES["2.3.0"]
 ALL_DEFAULT = {r.name for r in TABLE if r.default_set}

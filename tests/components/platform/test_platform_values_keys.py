@@ -1,7 +1,7 @@
 """What RecipeReleases hands each `helm.v3.Release`, rendered by Helm from the vendored chart:
 every value changes what the chart renders, and a misspelt override does not, named with the
 chart's own key. (The example stacks get the same check through `stacks check-charts`:
-tests/stacks/charts/.)"""
+tests/stacks/offline/charts/.)"""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from components.platform.overrides import PlatformOverrides
 from recipes import Catalog, RecipeResult
 from stacks.offline.charts.dead_values import dead_leaves
 from stacks.offline.charts.keys import chart_keys
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.values import reveal
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import reveal
 from tests.components.platform.platform_helpers import RELEASE, run_platform
-from tests.stacks.charts.chart_helpers import render_chart
+from tests.stacks.offline.charts.chart_helpers import render_chart
 from tests.upstream_tools import tool
 
 

@@ -26,7 +26,7 @@ from stacks.config.namespaces import (
     provider_keys,
     provider_packages,
 )
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.mocks import run_program
 from stacks.offline.plan import REPO
 from stacks.program import main
 from tests.stacks.stack_helpers import cli, flat, vm_stack

@@ -18,7 +18,7 @@ from stacks.config.recipe import (
 )
 from stacks.context import StackContext
 from stacks.offline.plan import REPO
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.stack_file.read import read_stack_file
 
 CTX = StackContext(project="gpu-ci", stack="dev")
 

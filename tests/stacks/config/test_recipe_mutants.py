@@ -24,7 +24,7 @@ from stacks.config.recipe import (
 )
 from stacks.config.recipe import _in_catalogs as in_catalogs
 from stacks.offline.plan import REPO
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.stack_file.read import read_stack_file
 
 PLUGIN_ALONE = Rule(
     id="plugin-alone",

@@ -11,7 +11,7 @@ from components.host.host_config import LocalHost, SshHost
 from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.config.views import VmHosts, stack_layers
 from stacks.offline.plan import REPO
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.stack_file.read import read_stack_file
 from tests.stacks.stack_helpers import flat, vm_stack
 
 

@@ -10,7 +10,7 @@ import pytest
 from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.config.views import stack_layers
 from stacks.offline.plan import REPO
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.stack_file.read import read_stack_file
 from tests.components.arc.arc_helpers import arc_stack
 from tests.stacks.stack_helpers import COMPARTMENT, flat
 

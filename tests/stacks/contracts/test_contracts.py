@@ -10,12 +10,13 @@ import pytest
 
 from stacks.contracts.contract import CLUSTER, HOST, ContractError
 from stacks.contracts.reader import GpuCiStack, read_cluster
-from stacks.offline.fakes import FakeCloud, StackExports, reference_exports
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import Secret, reveal
 from stacks.offline.plan import REPO
-from stacks.offline.records import ProgramRun
-from stacks.offline.stack_file import read_stack_file
-from stacks.offline.values import Secret, reveal
+from stacks.offline.references import reference_exports
+from stacks.offline.stack_file.read import read_stack_file
 from stacks.outputs import ClusterOutputs
 from stacks.program import main
 from tests.stacks.stack_helpers import CLUSTER_EXPORT

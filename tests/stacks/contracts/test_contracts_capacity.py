@@ -2,7 +2,7 @@
 
 The exports are the real program's, planned offline (`pulumi preview`: only `cost` is known
 then) or run as a mock `pulumi up` (ids answered), and reach the reader as a
-StackReference delivers them (`stacks.offline.fakes.reference_exports`).
+StackReference delivers them (`stacks.offline.references.reference_exports`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from stacks.contracts.contract import CAPACITY, COST, Contract, ContractError
 from stacks.contracts.reader import GpuCiStack, read_cost
-from stacks.offline.fakes import FakeCloud, StackExports, reference_exports
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.references import reference_exports
+from stacks.offline.stack_file.read import read_stack_file
 from stacks.outputs import ArcCapacityOutputs, CapacityOutputs, CostOutputs, VmCapacityOutputs
 from stacks.program import main
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, launcher, run_arc

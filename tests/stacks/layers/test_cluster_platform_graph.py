@@ -11,11 +11,11 @@ from typing import Any
 import pulumi
 import pytest
 
-from stacks.offline.fakes import FAKE_KUBECONFIG
+from stacks.offline.engine.fakes import FAKE_KUBECONFIG
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import Secret, reveal
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.values import Secret, reveal
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
 from tests.stacks.stack_helpers import dev_stack, placeholder_of, run_stack
 
 REMOTE = "command:remote:Command"
@@ -260,8 +260,8 @@ def test_one_worker_per_gpu_needs_the_hosts_gpu_count() -> None:
 def test_a_cluster_of_unknown_gpu_count_is_read_by_the_platform_stack() -> None:
     # The SDK drops null outputs, so `gpuCount: None` arrives absent: the platform stack
     # reads the contract as every consumer does (stacks.contracts), nulls restored.
-    from stacks.offline.fakes import FakeCloud, StackExports
-    from stacks.offline.mocks import run_program
+    from stacks.offline.engine.fakes import FakeCloud, StackExports
+    from stacks.offline.engine.mocks import run_program
     from stacks.program import main
     from tests.stacks.stack_helpers import flat
 

@@ -18,10 +18,10 @@ import pytest
 
 import stacks.offline.plan
 from stacks.config import load_config, raw_from_flat
-from stacks.offline.fakes import FakeCloud, StackExports
-from stacks.offline.mocks import run_program
+from stacks.offline.engine.fakes import FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun, Registration
 from stacks.program import main
 from tests.components.arc.arc_helpers import RELEASE, arc_stack, gpu_pod, launcher, release, secured
 from tests.stacks.stack_helpers import flat, placeholder_of

@@ -65,7 +65,7 @@ def test_prices_carry_their_source_and_an_unpriced_gpu_is_an_error() -> None:
 
 def test_the_dev_plan_exports_and_prints_its_cost_estimate() -> None:
     from stacks.offline.plan import plan_stack
-    from stacks.offline.tree import render_tree
+    from stacks.offline.snapshot.tree import render_tree
 
     snap = plan_stack("dev")
     cost = snap["outputs"]["cost"]

@@ -10,10 +10,10 @@ import pulumi
 import pytest
 
 from components.host.chain import CHAIN_PREFIX
-from stacks.offline.fakes import vm_addresses
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.values import Secret, reveal
+from stacks.offline.engine.fakes import vm_addresses
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import Secret, reveal
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
 from tests.stacks.stack_helpers import children_of, run_stack, vm_stack
 
 REMOTE = "command:remote:Command"

@@ -9,8 +9,8 @@ from typing import Any
 
 from components.pins import CHECK_PINS
 from components.platform.gpu_checks import GPU_COUNT_CHECK, NCCL_CHECK
+from stacks.offline.engine.records import ProgramRun
 from stacks.offline.plan import REPO, plan_run
-from stacks.offline.records import ProgramRun
 from tests.stacks.stack_helpers import SSH_KEY, dev_stack, run_stack
 
 JOB = "kubernetes:batch/v1:Job"

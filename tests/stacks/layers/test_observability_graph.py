@@ -12,11 +12,11 @@ import yaml
 
 from components.observability.dashboard import dashboard_text
 from components.observability.metrics import listener_metrics_values
-from stacks.offline.fakes import FAKE_PASSWORD, FakeCloud, StackExports
-from stacks.offline.mocks import run_program
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.values import Secret, reveal
+from stacks.offline.engine.fakes import FAKE_PASSWORD, FakeCloud, StackExports
+from stacks.offline.engine.mocks import run_program
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import Secret, reveal
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
 from stacks.program import main
 from tests.components.arc.arc_helpers import arc_stack, gpu_pod, oke
 from tests.stacks.stack_helpers import CLUSTER_EXPORT, children_of, dev_stack, flat, run_stack

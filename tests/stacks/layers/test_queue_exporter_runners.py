@@ -17,11 +17,11 @@ import pytest
 from components.observability.queue_deploy import APP_DIR, APP_KEYS, OWN_NAMESPACE, OWN_SECRET
 from components.observability.queue_exporter.settings import parse
 from stacks.offline.charts.validate import validate
+from stacks.offline.engine.records import ProgramRun, Registration
+from stacks.offline.engine.values import Secret, reveal
 from stacks.offline.plan import plan_run
-from stacks.offline.records import ProgramRun, Registration
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.values import Secret, reveal
-from tests.stacks.charts.chart_helpers import KUBERNETES
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
+from tests.stacks.offline.charts.chart_helpers import KUBERNETES
 from tests.stacks.stack_helpers import dev_stack, run_stack
 from tests.upstream_tools import tool
 

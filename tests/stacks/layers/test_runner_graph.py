@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from stacks.offline.records import ProgramRun
-from stacks.offline.snapshot import dumps, snapshot_of
-from stacks.offline.values import Secret, reveal
+from stacks.offline.engine.records import ProgramRun
+from stacks.offline.engine.values import Secret, reveal
+from stacks.offline.snapshot.recorded import dumps, snapshot_of
 from tests.stacks.stack_helpers import run_stack, vm_stack
 
 REMOTE = "command:remote:Command"

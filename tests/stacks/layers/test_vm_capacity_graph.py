@@ -7,7 +7,7 @@ import base64
 import pytest
 import yaml
 
-from stacks.offline.records import ProgramRun
+from stacks.offline.engine.records import ProgramRun
 from tests.stacks.stack_helpers import (
     COMPARTMENT,
     SSH_KEY,

@@ -11,9 +11,9 @@ from pathlib import Path
 import pulumi
 import pytest
 
-from stacks.offline.mermaid import render_mermaid
 from stacks.offline.plan import REPO, plan_stack
-from stacks.offline.stack_file import read_stack_file
+from stacks.offline.snapshot.mermaid import render_mermaid
+from stacks.offline.stack_file.read import read_stack_file
 
 
 def plan_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -185,7 +185,7 @@ def test_readme_shows_the_current_dev_graph() -> None:
 
 
 def test_kubernetes_objects_are_summarised_by_kind_name_and_namespace() -> None:
-    from stacks.offline.tree import key_inputs
+    from stacks.offline.snapshot.tree import key_inputs
 
     inputs = {
         "apiVersion": "batch/v1",

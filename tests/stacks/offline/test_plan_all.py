@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 import stacks.offline.plan as plan_module
-from stacks.offline import mocks
 from stacks.offline.cli import main
+from stacks.offline.engine import mocks
+from stacks.offline.engine.records import ProgramRun
 from stacks.offline.plan import REPO, PlanCache, ReferenceFailedError, plan_run
-from stacks.offline.records import ProgramRun
 from tests.stacks.stack_helpers import cli
 
 EXAMPLES = ["dev", "gpu-dev", "apps-dev", "arc", "multi-gpu", "workstation"]

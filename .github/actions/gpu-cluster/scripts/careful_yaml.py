@@ -23,7 +23,7 @@ if str(PROGRAM) not in sys.path:
 from core import read_yaml  # noqa: E402  (after PROGRAM is on sys.path)
 from core.errors import GpuCiError  # noqa: E402
 from core.read_limits import ACTION_INPUT  # noqa: E402
-from stacks.offline.yaml_document import read_document  # noqa: E402
+from stacks.offline.stack_file.yaml_document import read_document  # noqa: E402
 
 __all__ = ["GpuCiError", "RefusedError", "read_input", "read_stack_file", "workspace_file"]
 
@@ -71,7 +71,7 @@ def workspace_file(given: str, workspace: str) -> Path:
 
 def read_stack_file(path: Path, workspace: Path | None = None) -> Any:
     """A stack file's data, read as the Pulumi CLI reads it, bounded as the program bounds
-    its own stack files (stacks.offline.yaml_document.read_document); GpuCiError else.
+    its own stack files (stacks.offline.stack_file.yaml_document.read_document); GpuCiError else.
     With `workspace`, the reader checks again, on the file it opens, that it lies there."""
     if workspace is None:
         return read_document(path).data
