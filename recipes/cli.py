@@ -1,11 +1,11 @@
 """`python -m recipes`: aicr's `recipe` and `query` commands over this project's catalogs.
 
 Flags are aicr's (`--gpu` is `--accelerator`). `query --selector` reads the hydrated recipe
-(`recipes.hydrate`): `''` or `.` prints all of it, `components.NAME` one component with its
-values; a string, number or boolean prints as plain text, anything else as YAML. Warnings
-(catalog keys ignored, a query only the root overlay matches) go to stderr. Every user
-error (bad flag, unknown criteria value, broken catalog) prints one message to stderr and
-exits 2, without a traceback.
+(`recipes.resolution.hydrate`): `''` or `.` prints all of it, `components.NAME` one
+component with its values; a string, number or boolean prints as plain text, anything else
+as YAML. Warnings (catalog keys ignored, a query only the root overlay matches) go to
+stderr. Every user error (bad flag, unknown criteria value, broken catalog) prints one
+message to stderr and exits 2, without a traceback.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from core import yaml_text
-from recipes.catalog import load_catalog
-from recipes.criteria import AICR_VALUES, FIELDS, HELP, RecipeCriteria
+from recipes.catalogs.load import load_catalog
 from recipes.errors import RecipeError
-from recipes.hydrate import select
-from recipes.resolver import resolve
+from recipes.model.criteria import AICR_VALUES, FIELDS, HELP, RecipeCriteria
+from recipes.resolution.hydrate import select
+from recipes.resolution.resolver import resolve
 
 USAGE_ERROR = 2
 

@@ -27,8 +27,8 @@ CRITICAL = {
             "ssh_keys",
         )
     ),
-    "recipes/resolver.py",
-    "recipes/merge.py",
+    "recipes/resolution/resolver.py",
+    "recipes/resolution/merge.py",
     *(p.relative_to(ROOT).as_posix() for p in (ROOT / "policy").glob("*.py")),
 } - {"stacks/config/__init__.py", "policy/__init__.py", "policy/__main__.py"}
 

@@ -40,8 +40,8 @@ from typing import Any
 
 from core import read_json
 from core.read_limits import AICR_JSON
-from recipes.catalog import load_catalog
-from recipes.criteria import FIELDS
+from recipes.catalogs.load import load_catalog
+from recipes.model.criteria import FIELDS
 from tools.aicr_digest import tree_id, units
 
 REPO = Path(__file__).resolve().parents[1]

@@ -37,7 +37,7 @@ from components.platform.values_yaml import from_values_text
 from core import yaml_text
 from core.errors import did_you_mean
 from recipes import PROJECT_CATALOG
-from recipes.result import RecipeResult
+from recipes.model.result import RecipeResult
 
 CHART_VALUES = PROJECT_CATALOG.parent / "chart-values"
 """`recipes/chart-values`: one `<chart>-<version>` folder per chart version."""

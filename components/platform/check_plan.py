@@ -32,9 +32,9 @@ from components.platform.health_model import (
 )
 from components.platform.health_validators import validator_checks
 from components.platform.overrides import PlatformError, PlatformOverrides
-from recipes.catalog import Catalog
-from recipes.model import ComponentRef
-from recipes.result import RecipeResult
+from recipes.catalogs.catalog import Catalog
+from recipes.model.overlays import ComponentRef
+from recipes.model.result import RecipeResult
 
 if TYPE_CHECKING:
     from components.platform.gpu_sharing import GpuSharing

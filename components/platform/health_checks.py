@@ -40,8 +40,8 @@ from components.platform.overrides import PlatformError
 from core.errors import GpuCiError
 from core.read_limits import CATALOG_FILE
 from core.read_yaml import SAFE, parse_all
-from recipes.catalog import Catalog
-from recipes.model import ComponentRef
+from recipes.catalogs.catalog import Catalog
+from recipes.model.overlays import ComponentRef
 
 INLINE = "inline healthCheckAsserts"
 

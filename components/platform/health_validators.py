@@ -34,8 +34,8 @@ from components.platform.chainsaw_tests import (
 from components.platform.health_model import MARGIN_S, ClusterCheck, Read, chainsaw_check
 from components.platform.manifests import CLUSTER_SCOPED
 from components.platform.overrides import PlatformError
-from recipes.model import ComponentRef
-from recipes.result import RecipeResult
+from recipes.model.overlays import ComponentRef
+from recipes.model.result import RecipeResult
 
 OPERATOR_HEALTH = "operator-health"
 EXPECTED_RESOURCES = "expected-resources"

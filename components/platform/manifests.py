@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from components.platform.overrides import PlatformError
-from recipes.catalog import Catalog
-from recipes.model import ComponentRef
-from recipes.yamlfiles import load_text_all
+from recipes.catalogs.catalog import Catalog
+from recipes.catalogs.yamlfiles import load_text_all
+from recipes.model.overlays import ComponentRef
 
 CLUSTER_SCOPED = frozenset(
     {

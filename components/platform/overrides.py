@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.errors import GpuCiError, did_you_mean
 from core.read_limits import STACK_FILE
-from recipes.merge import deep_merge
-from recipes.result import RecipeResult
+from recipes.model.result import RecipeResult
+from recipes.resolution.merge import deep_merge
 
 ENABLED = "enabled"
 # strconv.ParseInt(s, 10, 64)'s syntax: an optional sign, then ASCII digits (no underscores).

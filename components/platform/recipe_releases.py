@@ -53,8 +53,8 @@ from components.platform.release_plan import PSA_ENFORCE, ComponentPlan, Platfor
 from components.platform.runtime_patch import (
     TRAINER_COMPONENT,
 )
-from recipes.catalog import Catalog
-from recipes.result import RecipeResult
+from recipes.catalogs.catalog import Catalog
+from recipes.model.result import RecipeResult
 
 
 class RecipeReleasesArgs(ComponentArgs):

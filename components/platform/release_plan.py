@@ -17,11 +17,11 @@ from components.platform.manifests import ManifestObject, load_manifests
 from components.platform.overrides import ENABLED, PlatformError, PlatformOverrides
 from components.platform.runtime_patch import TRAINER_COMPONENT, runtime_patches, values_digest
 from components.platform.values_paths import Segment, render
-from recipes.catalog import Catalog
-from recipes.merge import deep_merge
-from recipes.model import ComponentRef
-from recipes.result import RecipeResult
-from recipes.values import component_values
+from recipes.catalogs.catalog import Catalog
+from recipes.model.overlays import ComponentRef
+from recipes.model.result import RecipeResult
+from recipes.resolution.merge import deep_merge
+from recipes.resolution.values import component_values
 
 PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
 PRIVILEGED_COMPONENTS = frozenset({"gpu-operator"})

@@ -28,7 +28,7 @@ from components.platform.platform_config import PlatformConfig
 from components.platform.release_plan import dangling_names, plan_platform
 from core.errors import GpuCiError
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
-from recipes.resolver import check_query, matching_overlays, no_match_message
+from recipes.resolution.resolver import check_query, matching_overlays, no_match_message
 from stacks.config.param_problems import ParamCheck
 from stacks.config.problems import Problem
 from stacks.config.stack import NAMESPACE, StackConfig

@@ -18,7 +18,7 @@ from components.platform.overrides import PlatformOverrides
 from components.platform.platform_config import PlatformConfig
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
 from recipes import RecipeResult
-from recipes.constraints import ConstraintReport, evaluate
+from recipes.resolution.constraints import ConstraintReport, evaluate
 from stacks.config.recipe import PreparedPlatform
 from stacks.config.stack import PLATFORM_CLUSTER_STACK
 from stacks.context import ClusterReferenceSource

@@ -432,7 +432,7 @@ def test_a_catalog_namespace_that_is_not_a_dns_label_is_refused(
 
 
 def test_a_dns_label_namespace_and_an_inherited_one_pass() -> None:
-    from recipes.model import ComponentRef
+    from recipes.model.overlays import ComponentRef
 
     assert ComponentRef(name="x", namespace="a" * 63).namespace == "a" * 63
     assert ComponentRef(name="x", namespace="gpu-operator-2").namespace == "gpu-operator-2"

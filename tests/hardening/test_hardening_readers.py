@@ -24,8 +24,8 @@ from core import read_json, read_yaml
 from core.errors import GpuCiError
 from core.read_limits import ACTION_INPUT, CATALOG_FILE, STACK_FILE
 from recipes import RecipeError, load_catalog
+from recipes.catalogs.yamlfiles import load_text
 from recipes.cli import main as recipes_main
-from recipes.yamlfiles import load_text
 from stacks.offline.cli import main as stacks_main
 from stacks.offline.engine.mocks import run_program
 from stacks.offline.engine.records import Registration

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from recipes import Catalog, RecipeCriteria, RecipeError, resolve
-from recipes.guards import NO_CRITERIA
+from recipes.resolution.guards import NO_CRITERIA
 
 V1 = "aicr.nvidia.com/v1alpha1"
 """AICR v0.11's format."""

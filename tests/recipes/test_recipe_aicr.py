@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from recipes import Catalog, RecipeCriteria, component_values, load_catalog, resolve
-from recipes.yamlfiles import load_yaml
+from recipes.catalogs.yamlfiles import load_yaml
 from tests.recipes.recipe_helpers import resolve_own
 
 # The overlays of the pinned v0.11.1 catalog besides `base`, named here rather than globbed

@@ -26,7 +26,7 @@ import pytest
 from core import yaml_text
 from recipes.cli import run
 from recipes.errors import RecipeError
-from recipes.guards import NO_CRITERIA
+from recipes.resolution.guards import NO_CRITERIA
 from tests.recipes.aicr_overlays import OVERLAYS_2026
 from tests.recipes.test_recipe_aicr import OVERLAYS
 from tools.aicr_digest import canonical, digest, units
@@ -102,7 +102,7 @@ ON_PURPOSE = (
         "aicr.nvidia.com/v1alpha1",
         "aicr.run/v1alpha2",
         "gpu-ci writes one RecipeResult format, today's, whatever catalog it read "
-        "(`recipes/result.py`); the content is what v0.11.1 resolves",
+        "(`recipes/model/result.py`); the content is what v0.11.1 resolves",
     ),
     OnPurpose(
         ("v0.11.1",),
@@ -119,7 +119,7 @@ ON_PURPOSE = (
         ABSENT,
         ANY,
         "gpu-ci also names the components a recipe disables (`overrides.enabled: false`), "
-        "so its deployer lists them as disabled (`recipes/result.py`); aicr marks them only "
+        "so its deployer lists them as disabled (`recipes/model/result.py`); aicr marks them only "
         "by that override, which gpu-ci keeps too",
     ),
 )

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from recipes import RecipeCriteria, RecipeError, load_catalog, resolve
-from recipes.criteria_values import canonical, unknown_value
-from recipes.guards import NO_CRITERIA
-from recipes.hydrate import select_path
-from recipes.merge import MergedSpec, merge_component
-from recipes.model import ComponentRef, Constraint, ExpectedResource, RecipeSpec
-from recipes.ordering import deployment_order
-from recipes.validation import Validation, ValidationPhase, merge_phase, merge_validation
-from recipes.values import component_values
+from recipes.model.criteria_values import canonical, unknown_value
+from recipes.model.overlays import ComponentRef, Constraint, ExpectedResource, RecipeSpec
+from recipes.model.validation import Validation, ValidationPhase, merge_phase, merge_validation
+from recipes.resolution.guards import NO_CRITERIA
+from recipes.resolution.hydrate import select_path
+from recipes.resolution.merge import MergedSpec, merge_component
+from recipes.resolution.ordering import deployment_order
+from recipes.resolution.values import component_values
 from tests.recipes.recipe_helpers import WriteCatalog, mixin, overlay, registry
 
 K8S = "K8s.server.version"

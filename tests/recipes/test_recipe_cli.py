@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from recipes.catalog import load_catalog
+from recipes.catalogs.load import load_catalog
 from recipes.cli import main
-from recipes.criteria import HELP
+from recipes.model.criteria import HELP
 
 KIND = [
     "--service",

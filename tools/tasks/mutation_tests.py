@@ -75,15 +75,15 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "components/host/runner_params.py": _HOST_PARAM_TESTS,
     "components/host/cluster_params.py": _HOST_PARAM_TESTS,
     "components/host/ssh_keys.py": _HOST_PARAM_TESTS,
-    "recipes/resolver.py": (
-        "tests/recipes/test_recipe_semantics.py",
-        "tests/recipes/test_resolver_mutants.py",
-        "tests/recipes/test_recipe_release_rules.py",
+    "recipes/resolution/resolver.py": (
+        "tests/recipes/resolution/test_recipe_semantics.py",
+        "tests/recipes/resolution/test_resolver_mutants.py",
+        "tests/recipes/resolution/test_recipe_release_rules.py",
         "tests/recipes/test_recipe_aicr_golden.py",  # every criteria set against real aicr
     ),
-    "recipes/merge.py": (
-        "tests/recipes/test_recipe_merge_fields.py",
-        "tests/recipes/test_recipe_semantics.py",
+    "recipes/resolution/merge.py": (
+        "tests/recipes/resolution/test_recipe_merge_fields.py",
+        "tests/recipes/resolution/test_recipe_semantics.py",
         "tests/recipes/test_recipe_aicr_ported.py",
         "tests/recipes/test_recipe_aicr_golden.py",
     ),

@@ -16,8 +16,8 @@ from typing import Any
 from components.platform.overrides import split_set
 from components.platform.values_paths import Segment, render
 from core.errors import GpuCiError
-from recipes.catalog import Catalog
-from recipes.model import ComponentRef
+from recipes.catalogs.catalog import Catalog
+from recipes.model.overlays import ComponentRef
 from stacks.config import load_config, raw_from_flat
 from stacks.config.recipe import resolve_recipe
 from stacks.offline.charts.release import HelmRelease
@@ -104,7 +104,8 @@ def value_key(sources: ValueSources, release: HelmRelease, path: tuple[Segment, 
 
 
 def _values_files(ref: ComponentRef | None, catalog: Catalog | None) -> list[str]:
-    """The catalog's values files of `ref`, the last layer first (`recipes/values.py`)."""
+    """The catalog's values files of `ref`, the last layer first
+    (`recipes/resolution/values.py`)."""
     if ref is None or catalog is None or not ref.valuesFile:
         return []
     default = f"components/{ref.name}/values.yaml"

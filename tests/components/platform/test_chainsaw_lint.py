@@ -27,7 +27,7 @@ from components.platform.gpu_sharing import GpuSharing
 from components.platform.health_validators import EXPECTED_KINDS
 from core import yaml_text
 from recipes import PROJECT_CATALOG, Catalog, RecipeResult
-from recipes.model import ExpectedResource
+from recipes.model.overlays import ExpectedResource
 from stacks.offline.plan import REPO, plan_run
 from stacks.offline.stack_file.read import stacks_here
 from tests.components.platform.platform_helpers import project_recipe

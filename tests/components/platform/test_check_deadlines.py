@@ -19,7 +19,7 @@ from components.platform.gpu_checks import GpuExpectation, gpu_checks
 from components.platform.health_model import ClusterCheck
 from components.platform.health_validators import expected_resources
 from recipes import RecipeResult
-from recipes.model import ExpectedResource, Validation, ValidationPhase
+from recipes.model.overlays import ExpectedResource, Validation, ValidationPhase
 
 MARGIN = 60
 CATALOG = Path(__file__).parents[3] / "recipes" / "catalog" / "components"

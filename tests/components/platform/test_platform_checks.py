@@ -23,7 +23,7 @@ from components.platform.health_model import CHECKS_NAMESPACE, ClusterCheck, Rea
 from components.platform.overrides import PlatformError, PlatformOverrides
 from core import yaml_text
 from recipes import Catalog, RecipeResult
-from recipes.model import ComponentRef, ExpectedResource, Validation, ValidationPhase
+from recipes.model.overlays import ComponentRef, ExpectedResource, Validation, ValidationPhase
 from stacks.offline.engine.records import ProgramRun
 from tests.components.platform.platform_helpers import CHECKS, CONFIGMAP, JOB, run_platform
 

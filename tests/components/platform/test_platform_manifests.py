@@ -12,7 +12,7 @@ import yaml
 from components.platform.manifests import load_manifests
 from components.platform.overrides import PlatformError
 from recipes import Catalog, RecipeResult, load_catalog
-from recipes.model import ComponentRef
+from recipes.model.overlays import ComponentRef
 from stacks.offline.engine.mocks import run_program
 from tests.components.platform.platform_helpers import KUBECONFIG
 from tests.recipes.recipe_helpers import WriteCatalog, registry

@@ -9,9 +9,9 @@ import pytest
 from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.release_plan import PSA_ENFORCE, chart_source, plan_platform
 from recipes import Catalog, RecipeResult, component_values, load_catalog, resolve
-from recipes.criteria import RecipeCriteria
-from recipes.merge import deep_merge
-from recipes.model import ComponentRef
+from recipes.model.criteria import RecipeCriteria
+from recipes.model.overlays import ComponentRef
+from recipes.resolution.merge import deep_merge
 from stacks.offline.engine.records import ProgramRun
 from tests.components.platform.platform_helpers import (
     CHECKS,

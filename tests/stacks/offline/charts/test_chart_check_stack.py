@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from recipes.model import ComponentRef
+from recipes.model.overlays import ComponentRef
 from stacks.offline.charts.check import ChartTools, StackCharts, check_stack, render_stack
 from stacks.offline.charts.value_keys import ValueSources
 from stacks.offline.engine.records import ProgramRun, Registration

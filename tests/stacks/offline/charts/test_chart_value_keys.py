@@ -1,7 +1,8 @@
-"""Where a dead value is reported: at the last layer that set it, as `recipes/values.py` and
-`components/platform/release_plan.py` layer a platform release's values (the catalog's
-values file(s), the overlays' overrides, then `gpu-ci:platform.set`, a later entry winning),
-or at the code that built the release. Sources are read as the program reads the stack."""
+"""Where a dead value is reported: at the last layer that set it, as
+`recipes/resolution/values.py` and `components/platform/release_plan.py` layer a platform
+release's values (the catalog's values file(s), the overlays' overrides, then
+`gpu-ci:platform.set`, a later entry winning), or at the code that built the release.
+Sources are read as the program reads the stack."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import yaml
 
 from recipes import load_catalog
-from recipes.model import ComponentRef
+from recipes.model.overlays import ComponentRef
 from stacks.offline.charts.release import HelmRelease
 from stacks.offline.charts.value_keys import ValueKey, ValueSources, value_key, value_sources
 from stacks.offline.plan import REPO
@@ -114,7 +115,7 @@ def test_the_values_file_is_read_before_the_components_default(
 
 
 def test_without_a_values_file_the_components_default_is_not_read(aicr: ValueSources) -> None:
-    """As `recipes/values.py`: no valuesFile, no values file at all."""
+    """As `recipes/resolution/values.py`: no valuesFile, no values file at all."""
     ref = ComponentRef(name="gpu-operator")
     sources = ValueSources((), {"gpu-operator": ref}, aicr.catalog, aicr.overlays, REPO)
     where = value_key(sources, _release("gpu-operator"), ("operator", "upgradeCRD"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from recipes import RecipeCriteria
-from recipes.constraints import Status, check, evaluate, parse_version
-from recipes.model import Constraint, Validation, ValidationPhase
-from recipes.result import RecipeResult
+from recipes.model.overlays import Constraint, Validation, ValidationPhase
+from recipes.model.result import RecipeResult
+from recipes.resolution.constraints import Status, check, evaluate, parse_version
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,10 @@
 """Typed catalog documents: RecipeMetadata overlays and RecipeMixin fragments, by format.
 
 Field names are the YAML's camelCase keys. Each model lists exactly the fields of one AICR
-format (see `recipes.versions`): `aicr.nvidia.com/v1alpha1` as AICR v0.11 read it, and the
+format (see `recipes.catalogs.versions`): `aicr.nvidia.com/v1alpha1` as AICR v0.11 read it, and the
 `aicr.run` formats, which add `preManifestFiles` (manifests applied before the component's
 chart) and `healthCheckSkip` (no registry health check for this component). A key a format
-does not define is reported by `recipes.documents` (a warning where AICR ignores it, an
+does not define is reported by `recipes.catalogs.documents` (a warning where AICR ignores it, an
 error where AICR refuses it). Documents of the older format are read into the current
 models, so the resolver works on one shape.
 """
@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from recipes.criteria import RecipeCriteria
-from recipes.model_base import Constraint, ExpectedResource
-from recipes.validation import PHASES, Validation, ValidationPhase
+from recipes.model.base_types import Constraint, ExpectedResource
+from recipes.model.criteria import RecipeCriteria
+from recipes.model.validation import PHASES, Validation, ValidationPhase
 
 __all__ = [
     "PHASES",

@@ -5,7 +5,7 @@ and manifestFiles from here (AICR's `ApplyRegistryDefaults`) and inlines the con
 `healthCheck.assertFile` as the component's `healthCheckAsserts`. The scheduling,
 storage-class, validation and bundler flags are carried for deployers; the resolver does
 not read them. AICR decodes the registry leniently, so a key the format does not define is
-a warning (`recipes.documents`), not an error.
+a warning (`recipes.catalogs.documents`), not an error.
 """
 
 from __future__ import annotations

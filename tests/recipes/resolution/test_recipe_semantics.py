@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from recipes import RecipeCriteria, RecipeError, component_values, load_catalog, resolve
-from recipes.criteria import field_matches
-from recipes.ordering import deployment_order
-from recipes.resolver import matching_overlays, no_match_message
+from recipes.model.criteria import field_matches
+from recipes.resolution.ordering import deployment_order
+from recipes.resolution.resolver import matching_overlays, no_match_message
 from tests.recipes.recipe_helpers import V1, WriteCatalog, mixin, overlay, registry
 
 

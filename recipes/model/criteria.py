@@ -5,7 +5,7 @@ Criteria values are open strings: a catalog may introduce a new accelerator or s
 `any` field in a recipe is a wildcard, while `any` in a query matches only recipes that
 leave the field open, so a generic query never picks a specialised recipe. `nodes` follows
 the same rule with 0 as `any`. A query is normalised first (trimmed, lower-cased, the
-aliases of the catalog's AICR release resolved: `recipes.criteria_values`).
+aliases of the catalog's AICR release resolved: `recipes.model.criteria_values`).
 
 One choice differs from AICR: an overlay's own values compare case-insensitively (AICR
 compares them as written, so an overlay spelling `accelerator: H100` is never reached by
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recipes.criteria_values import AICR_VALUES, ANY, TODAY, CriteriaRules, canonical
+from recipes.model.criteria_values import AICR_VALUES, ANY, TODAY, CriteriaRules, canonical
 
 FIELDS: tuple[str, ...] = ("service", "accelerator", "os", "intent", "platform")
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from recipes.catalog import Catalog
+from recipes.catalogs.catalog import Catalog
 from recipes.errors import RecipeError
-from recipes.result import RecipeResult
-from recipes.values import ref_values
+from recipes.model.result import RecipeResult
+from recipes.resolution.values import ref_values
 
 _OPTIONAL = ("namespace", "chart", "version", "tag", "path")
 

@@ -3,11 +3,11 @@
 - constraints: keyed by name, the later overlay wins; the list is kept sorted by name;
 - componentRefs: keyed by name and kept sorted by name; a non-empty scalar in the later
   overlay wins, `overrides` are deep-merged (a `null` is kept here: it deletes the key when
-  the values are merged, `recipes.values`), `patches` and `expectedResources` are replaced
-  when the later overlay sets them, `dependencyRefs`, `manifestFiles` and
+  the values are merged, `recipes.resolution.values`), `patches` and `expectedResources`
+  are replaced when the later overlay sets them, `dependencyRefs`, `manifestFiles` and
   `preManifestFiles` are appended without duplicates, `cleanup` and `healthCheckSkip` are
   set-if-true, an inline `healthCheckAsserts` wins;
-- validation: by the format of the later overlay (`recipes.validation`);
+- validation: by the format of the later overlay (`recipes.model.validation`);
 - mixins named along the chain accumulate (deduplicated) and are applied after the chain;
   a mixin may add to a component the chain declares only its namespace, manifestFiles or
   preManifestFiles, and may not restate a constraint (AICR's `mergeMixins`, ADR-005).
@@ -19,8 +19,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from recipes.model import ComponentRef, Constraint, RecipeSpec
-from recipes.validation import MergeRule, Validation, merge_validation
+from recipes.model.overlays import ComponentRef, Constraint, RecipeSpec
+from recipes.model.validation import MergeRule, Validation, merge_validation
 
 _SCALARS = ("namespace", "chart", "type", "source", "version", "tag", "valuesFile", "path")
 _REPLACED = ("patches", "expectedResources")

@@ -3,14 +3,14 @@
 Directories are layered like aicr's repeated `--data`: a later directory adds files and
 replaces any file with the same relative path, except `registry.yaml`, whose components are
 merged by name (a later entry replaces an earlier one). As in AICR, every directory must
-have a `registry.yaml`. Each document is read in its own format (`recipes.versions`, by its
+have a `registry.yaml`. Each document is read in its own format (`recipes.catalogs.versions`, by its
 `apiVersion`); keys a format does not define, which AICR ignores in overlays and the
 registry, are dropped and reported in one warning per load (`Catalog.warnings`, also logged
 on the `recipes` logger); AICR refuses them in mixins, and so does gpu-ci.
 
 Values files are only indexed here; they are parsed when a component's values are first
 asked for. Health-check assert files are read when a recipe first needs them. Every file
-is read by the careful reader (`recipes.yamlfiles`): inside its own data directory once
+is read by the careful reader (`recipes.catalogs.yamlfiles`): inside its own data directory once
 symlinks are followed, a regular file (a named pipe is refused, never opened), within
 `core.read_limits.CATALOG_FILE`; every file a catalog names is checked so when it loads.
 
@@ -25,101 +25,22 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
-from recipes import versions
-from recipes.catalog_checks import (
-    BASE,
-    REGISTRY,
-    check_references,
-    check_registry,
-    vocabulary,
-)
-from recipes.documents import parse_document
+from recipes.catalogs import versions
+from recipes.catalogs.catalog import BASE, REGISTRY, Catalog, Mixin, Overlay
+from recipes.catalogs.catalog_checks import check_references, check_registry, vocabulary
+from recipes.catalogs.documents import parse_document
+from recipes.catalogs.yamlfiles import load_yaml
 from recipes.errors import RecipeError
-from recipes.model import RecipeMetadata, RecipeMixin
-from recipes.registry import ComponentConfig, ComponentRegistry
-from recipes.validation import MergeRule
-from recipes.yamlfiles import check_catalog_file, load_yaml, read_catalog_text
+from recipes.model.overlays import RecipeMetadata, RecipeMixin
+from recipes.model.registry import ComponentConfig, ComponentRegistry
 
-PROJECT_CATALOG = Path(__file__).resolve().parent / "catalog"
+PROJECT_CATALOG = Path(__file__).resolve().parents[1] / "catalog"
 LOG = logging.getLogger("recipes")
 _SHOWN = 12
-
-
-@dataclass(frozen=True)
-class Overlay:
-    """An overlay with the catalog file it came from and its format's merge rule."""
-
-    rel: str
-    doc: RecipeMetadata
-    api_version: str = versions.CURRENT
-    validation_merge: MergeRule = "fieldwise"
-
-    @property
-    def name(self) -> str:
-        """The overlay's `metadata.name`."""
-        return self.doc.metadata.name
-
-
-@dataclass(frozen=True)
-class Mixin:
-    """A mixin with the catalog file it came from."""
-
-    rel: str
-    doc: RecipeMixin
-    api_version: str = versions.CURRENT
-
-
-@dataclass(eq=False)
-class Catalog:
-    """The layered catalog: overlays by name, mixins by name, merged registry, file index."""
-
-    roots: tuple[Path, ...]
-    files: dict[str, Path]
-    overlays: dict[str, Overlay]
-    mixins: dict[str, Mixin]
-    registry: dict[str, ComponentConfig]
-    vocabulary: dict[str, set[str]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    origins: dict[str, Path] = field(default_factory=dict)
-    """The data directory each file of `files` comes from (the one it must lie in)."""
-    _texts: dict[str, str] = field(default_factory=dict, repr=False)
-
-    @property
-    def base(self) -> Overlay | None:
-        """The root overlay every chain starts from (None: an empty root)."""
-        return self.overlays.get(BASE)
-
-    def read_yaml(self, rel: str) -> Any:
-        """A catalog file's parsed YAML (cached; callers must not mutate it)."""
-        return load_yaml(self._path(rel), rel, self.origins.get(rel))
-
-    def read_text(self, rel: str) -> str:
-        """A catalog file's text (cached per catalog)."""
-        text = self._texts.get(rel)
-        if text is None:
-            text = read_catalog_text(self._path(rel), rel, self.origins.get(rel))
-            self._texts[rel] = text
-        return text
-
-    def check_readable(self, rel: str, name: str) -> None:
-        """`rel` would be read (inside its data directory, a regular file within the size
-        bound), checked without opening it; `name` says where it is named."""
-        check_catalog_file(self._path(rel), name, self.origins.get(rel))
-
-    def _path(self, rel: str) -> Path:
-        path = self.files.get(rel)
-        if path is None:
-            raise RecipeError(f"{rel}: file does not exist in {self._where()}")
-        return path
-
-    def _where(self) -> str:
-        return ", ".join(str(r) for r in self.roots)
 
 
 def load_catalog(

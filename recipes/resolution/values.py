@@ -8,7 +8,7 @@
 - then `overrides`, merged over the result.
 
 Each merge is AICR's `mergeValues`: maps merge recursively, anything else replaces. By the
-catalog's AICR release (`recipes.semantics`): today a `null` in the later layer deletes
+catalog's AICR release (`recipes.model.semantics`): today a `null` in the later layer deletes
 the key (Helm's own rule for null values, AICR PR #458); AICR v0.11.1 kept it as a null,
 which Helm then reads as "delete the chart's default". A key new to the earlier layer is
 taken as written, nested nulls and all, under both. Values are computed on demand, not
@@ -20,11 +20,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from recipes.catalog import Catalog
+from recipes.catalogs.catalog import Catalog, semantics_of
 from recipes.errors import RecipeError
-from recipes.model import ComponentRef
-from recipes.result import RecipeResult
-from recipes.versions import semantics_of
+from recipes.model.overlays import ComponentRef
+from recipes.model.result import RecipeResult
 
 
 def component_values(catalog: Catalog, result: RecipeResult, name: str) -> dict[str, Any]:

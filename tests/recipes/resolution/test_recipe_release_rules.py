@@ -1,6 +1,6 @@
 """Each rule that changed between AICR v0.11.1 and AICR of July 2026, on both shared
 catalogs: v0.11.1's (`aicr.nvidia.com/v1alpha1`) resolves by v0.11.1's rule, the 2026 one
-(`aicr.run/v1alpha2`) by today's (`recipes/semantics.py` names the AICR change of each)."""
+(`aicr.run/v1alpha2`) by today's (`recipes/model/semantics.py` names the AICR change of each)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeError, load_catalog, resolve
 from recipes import component_values as values_of
-from recipes.criteria_values import V0_11_1, canonical
-from recipes.defaults import with_health_check
-from recipes.resolver import matching_overlays
-from recipes.semantics import TODAY_SEMANTICS, V0_11_1_SEMANTICS
-from recipes.values import merge_values
-from recipes.versions import semantics_of
+from recipes.catalogs.catalog import semantics_of
+from recipes.model.criteria_values import V0_11_1, canonical
+from recipes.model.semantics import TODAY_SEMANTICS, V0_11_1_SEMANTICS
+from recipes.resolution.defaults import with_health_check
+from recipes.resolution.resolver import matching_overlays
+from recipes.resolution.values import merge_values
 from tests.recipes.recipe_helpers import CURRENT, V1, WriteCatalog, overlay, registry
 
 EKS_H100_KUBEFLOW = RecipeCriteria(

@@ -13,13 +13,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from recipes.criteria import ANY, RecipeCriteria
+from recipes.catalogs.catalog import Catalog, Overlay
 from recipes.errors import RecipeError
-
-if TYPE_CHECKING:
-    from recipes.catalog import Catalog, Overlay
+from recipes.model.criteria import ANY, RecipeCriteria
 
 NO_CRITERIA = (
     "no criteria provided: specify at least one of --service, --accelerator (--gpu), "

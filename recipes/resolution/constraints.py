@@ -19,8 +19,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recipes.model import PHASES, Constraint
-from recipes.result import RecipeResult
+from recipes.model.overlays import PHASES, Constraint
+from recipes.model.result import RecipeResult
 
 _EXPR = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*(\S.*?)\s*$")
 _VERSION = re.compile(r"^\s*[vV]?(\d+(?:\.\d+)*)")

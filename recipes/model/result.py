@@ -18,9 +18,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from core import yaml_text
-from recipes.criteria import RecipeCriteria
-from recipes.model import ComponentRef, Constraint, Validation
-from recipes.validation import PHASES
+from recipes.model.criteria import RecipeCriteria
+from recipes.model.overlays import ComponentRef, Constraint, Validation
+from recipes.model.validation import PHASES
 
 RESULT_API_VERSION = "aicr.run/v1alpha2"
 

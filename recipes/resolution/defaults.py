@@ -14,12 +14,10 @@ so the recipe reads the same whatever is enabled.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from recipes.model import ComponentRef
-
-if TYPE_CHECKING:
-    from recipes.catalog import Catalog
+from recipes.catalogs.catalog import Catalog
+from recipes.model.overlays import ComponentRef
 
 
 def with_defaults(catalog: Catalog, ref: ComponentRef) -> ComponentRef:

@@ -12,18 +12,12 @@ refuses such a name, which is most often a typo (`gpu-operater`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from core.errors import did_you_mean
-from recipes.criteria import FIELDS
+from recipes.catalogs.catalog import BASE, REGISTRY, Catalog, Overlay
 from recipes.errors import RecipeError
-from recipes.model import ComponentRef
-
-if TYPE_CHECKING:
-    from recipes.catalog import Catalog, Overlay
-
-BASE = "base"
-REGISTRY = "registry.yaml"
+from recipes.model.criteria import FIELDS
+from recipes.model.overlays import ComponentRef
 
 
 def unknown(kind: str, value: str, choices: Iterable[str]) -> str:

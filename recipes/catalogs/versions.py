@@ -13,24 +13,20 @@ AICR has versioned its catalog documents (`pkg/header`, ADR-013, ADR-022):
 For each format: the models its RecipeMetadata, RecipeMixin and ComponentRegistry documents
 are read with, whether a key outside them is tolerated (AICR's lenient decode of overlays
 and the registry) or refused (its strict decode of mixins), and the resolution rules of
-the AICR release it is from (`recipes.semantics`): `semantics_of` gives a catalog's.
+the AICR release it is from (`recipes.model.semantics`); a whole catalog resolves by its
+newest format's (`recipes.catalogs.catalog.semantics_of`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from recipes import model, registry
 from recipes.errors import RecipeError
-from recipes.semantics import TODAY_SEMANTICS, V0_11_1_SEMANTICS, Semantics
-from recipes.validation import MergeRule
-
-if TYPE_CHECKING:
-    from recipes.catalog import Catalog
+from recipes.model import overlays, registry
+from recipes.model.semantics import TODAY_SEMANTICS, V0_11_1_SEMANTICS, Semantics
+from recipes.model.validation import MergeRule
 
 METADATA, MIXIN, REGISTRY = "RecipeMetadata", "RecipeMixin", "ComponentRegistry"
 KINDS = (METADATA, MIXIN, REGISTRY)
@@ -56,13 +52,13 @@ class Format:
 
 
 _V1ALPHA1: dict[str, type[BaseModel]] = {
-    METADATA: model.RecipeMetadataV1Alpha1,
-    MIXIN: model.RecipeMixinV1Alpha1,
+    METADATA: overlays.RecipeMetadataV1Alpha1,
+    MIXIN: overlays.RecipeMixinV1Alpha1,
     REGISTRY: registry.ComponentRegistryV1Alpha1,
 }
 _CURRENT: dict[str, type[BaseModel]] = {
-    METADATA: model.RecipeMetadata,
-    MIXIN: model.RecipeMixin,
+    METADATA: overlays.RecipeMetadata,
+    MIXIN: overlays.RecipeMixin,
     REGISTRY: registry.ComponentRegistry,
 }
 _PROFILES = (
@@ -79,13 +75,13 @@ FORMATS: dict[str, Format] = {
         Format(
             "aicr.run/v1alpha3",
             "profile-bearing overlays",
-            {METADATA: model.RecipeMetadata},
+            {METADATA: overlays.RecipeMetadata},
             refused=_PROFILES,
         ),
         Format(
             "aicr.run/v1beta2",
             "profile-bearing overlays (ADR-022)",
-            {METADATA: model.RecipeMetadata},
+            {METADATA: overlays.RecipeMetadata},
             refused=_PROFILES,
         ),
     )
@@ -115,12 +111,3 @@ def format_for(rel: str, kind: str, data: object) -> Format:
     if found.refused:
         raise RecipeError(f"{rel}: apiVersion: {api} is {found.refused}; gpu-ci reads {known}")
     return found
-
-
-@lru_cache(maxsize=64)
-def semantics_of(catalog: Catalog) -> Semantics:
-    """The rules `catalog` resolves by: its newest document format's (today's if none)."""
-    apis = {o.api_version for o in catalog.overlays.values()}
-    apis |= {m.api_version for m in catalog.mixins.values()}
-    found = [FORMATS[api].semantics for api in apis]
-    return max(found, key=lambda s: s.rank, default=TODAY_SEMANTICS)

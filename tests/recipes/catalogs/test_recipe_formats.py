@@ -10,8 +10,8 @@ import yaml
 
 from core import yaml_text
 from recipes import RecipeCriteria, RecipeError, load_catalog, resolve
-from recipes.versions import FORMATS, readable
-from recipes.yamlfiles import load_text
+from recipes.catalogs.versions import FORMATS, readable
+from recipes.catalogs.yamlfiles import load_text
 from tests.recipes.recipe_helpers import CURRENT, V1, WriteCatalog, mixin, overlay, registry
 
 READ = ("aicr.nvidia.com/v1alpha1", "aicr.run/v1alpha2", "aicr.run/v1beta1")

@@ -6,7 +6,7 @@ accepts the values the loaded catalog's overlays use (its criteria registry, see
 every overlay's `spec.criteria`), so a value AICR knows but no overlay names (`--os rhel`)
 is a valid query that resolves to the generic chain. AICR v0.11.1 had no such registry: a
 value outside its own lists was refused, whatever the catalog held. Which rules apply is
-the catalog's format's (`recipes.semantics`).
+the catalog's format's (`recipes.model.semantics`).
 
 Aliases resolve before matching: `self-managed`, `self` and `vanilla` mean service `any`
 (a cluster on no managed service), `al2` / `al2023` mean os `amazonlinux`, and, since the

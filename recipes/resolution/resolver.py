@@ -1,22 +1,22 @@
 """Resolving a query against a catalog into a RecipeResult, as AICR's resolver does
 (`MetadataStore.BuildRecipeResult`), by the rules of the catalog's AICR release
-(`recipes.semantics`: AICR v0.11.1 for `aicr.nvidia.com/v1alpha1`, July 2026 otherwise).
+(`recipes.model.semantics`: AICR v0.11.1 for `aicr.nvidia.com/v1alpha1`, July 2026 otherwise).
 
 1. The query is normalised (the release's aliases, case) and refused when it pins nothing,
-   or pins a value the release does not accept (`recipes.criteria_values`; today's also
+   or pins a value the release does not accept (`recipes.model.criteria_values`; today's also
    takes every value the catalog's overlays pin).
-2. Overlays whose criteria match (asymmetrically, `recipes.criteria`) are candidates;
+2. Overlays whose criteria match (asymmetrically, `recipes.model.criteria`) are candidates;
    today those that are an ancestor of another candidate are dropped (their content still
    arrives through the descendant's chain; AICR PR #496). Candidates are sorted least
    specific first, then by name (v0.11.1 left ties unordered). Today the OS guard runs on
-   them (`recipes.guards`, AICR PR #1510).
+   them (`recipes.resolution.guards`, AICR PR #1510).
 3. Starting from the root overlay `base`, each candidate's chain is merged root first,
-   skipping overlays already merged (`recipes.merge`); the mixins named along the chains
-   are merged last. When nothing but the root applies, the result is the root recipe and
+   skipping overlays already merged (`recipes.resolution.merge`); the mixins named along the
+   chains are merged last. When nothing but the root applies, the result is the root recipe and
    a warning says so (AICR logs the same): a known value no overlay names is not an error.
 4. Dependencies are checked (every `dependencyRef` is a declared component; no cycle),
-   the enabled components ordered (`recipes.ordering`), registry defaults filled and, today,
-   health checks inlined (`recipes.defaults`, AICR PR #1231).
+   the enabled components ordered (`recipes.resolution.ordering`), registry defaults filled
+   and, today, health checks inlined (`recipes.resolution.defaults`, AICR PR #1231).
 
 Choices that differ from AICR, each for a reason:
 - A catalog set without `overlays/base.yaml` has an empty root instead of failing as AICR
@@ -30,17 +30,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from recipes.catalog import Catalog, Overlay
-from recipes.catalog_checks import chain_of
-from recipes.criteria import FIELDS, RecipeCriteria
-from recipes.criteria_values import unknown_value
-from recipes.defaults import with_defaults, with_health_check
+from recipes.catalogs.catalog import Catalog, Overlay, semantics_of
+from recipes.catalogs.catalog_checks import chain_of
 from recipes.errors import RecipeError
-from recipes.guards import require_criteria, require_os_if_needed
-from recipes.merge import MergedSpec, mixin_conflict
-from recipes.ordering import deployment_order
-from recipes.result import RecipeResult, ResultMetadata
-from recipes.versions import semantics_of
+from recipes.model.criteria import FIELDS, RecipeCriteria
+from recipes.model.criteria_values import unknown_value
+from recipes.model.result import RecipeResult, ResultMetadata
+from recipes.resolution.defaults import with_defaults, with_health_check
+from recipes.resolution.guards import require_criteria, require_os_if_needed
+from recipes.resolution.merge import MergedSpec, mixin_conflict
+from recipes.resolution.ordering import deployment_order
 
 BASE_ONLY = (
     "no environment-specific overlays matched {criteria}, using base configuration only: "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recipes import RecipeCriteria, RecipeError, load_catalog, resolve
-from recipes.resolver import no_match_message
+from recipes.resolution.resolver import no_match_message
 from tests.recipes.recipe_helpers import WriteCatalog, mixin, overlay, registry
 
 

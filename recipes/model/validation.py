@@ -1,7 +1,7 @@
 """Validation phases (readiness, deployment, performance, conformance) and their merges.
 
 Two merge rules, by the format of the overlay merged on top (its AICR release's,
-`recipes.semantics`):
+`recipes.model.semantics`):
 
 - `aicr.nvidia.com/v1alpha1` (AICR up to v0.11): a phase the later overlay declares
   replaces the earlier one whole (`RecipeMetadataSpec.Merge` of that release);
@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recipes.model_base import Constraint
+from recipes.model.base_types import Constraint
 
 PHASES = ("readiness", "deployment", "performance", "conformance")
 MergeRule = Literal["replace", "fieldwise"]

@@ -1,6 +1,6 @@
 """How each AICR release resolved a catalog: one record per release a catalog format is from.
 
-A catalog is resolved as the AICR release of its format (`recipes.versions`) resolved it:
+A catalog is resolved as the AICR release of its format (`recipes.catalogs.versions`) resolved it:
 `aicr.nvidia.com/v1alpha1` as AICR v0.11.1 (tag v0.11.1, bc05c6be, 2026-03-21), the
 `aicr.run` formats as AICR of July 2026. Each rule that changed between them is a field
 here, with the AICR change that made today's rule beside it; everything else is the same
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recipes.criteria_values import TODAY, V0_11_1, CriteriaRules
-from recipes.validation import MergeRule
+from recipes.model.criteria_values import TODAY, V0_11_1, CriteriaRules
+from recipes.model.validation import MergeRule
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from recipes.merge import deep_merge, merge_component
-from recipes.model import ComponentRef
+from recipes.model.overlays import ComponentRef
+from recipes.resolution.merge import deep_merge, merge_component
 
 BASE: dict[str, Any] = {
     "name": "gpu-operator",
