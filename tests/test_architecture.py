@@ -194,8 +194,8 @@ def may_import(me: str, other: str) -> bool:
     """`me` may import group `other`: named in its rule, or a group inside another top
     package its rule names (`components` may import `recipes.model`; the direction inside
     `recipes` is `recipes`' own rules)."""
-    top = other.split(".")[0]
-    return other in ALLOWED[me] or (top != me.split(".")[0] and top in ALLOWED[me])
+    top = other.split(".", maxsplit=1)[0]
+    return other in ALLOWED[me] or (top != me.split(".", maxsplit=1)[0] and top in ALLOWED[me])
 
 
 def test_every_module_belongs_to_a_group() -> None:
