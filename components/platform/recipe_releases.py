@@ -21,7 +21,7 @@ release (whose post-install hook creates the runtimes), and finally the deployme
 Stack config can disable components and override values (`releases/overrides.py`). A component the
 overrides disable is left out like one the recipe disables: both are listed in the plan's
 `disabled` (and the component's `disabled` output), nothing of them is deployed, and
-dependencies on them count as satisfied (AICR's rule for `releases.overrides.enabled: false`).
+dependencies on them count as satisfied (AICR's rule for `overrides.enabled: false`).
 What a disabled component's manifests would have made must then not be named by the
 values of a component that depends on it (gpu-operator's `devicePlugin.config.name`, the
 ConfigMap of `gpu-time-slicing`): such a plan is refused, naming the values path to clear

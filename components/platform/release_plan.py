@@ -115,7 +115,7 @@ def dangling_names(
     A component's values may name an object another component ships, which it lists in
     `dependencyRefs` (gpu-operator's `devicePlugin.config.name`: the ConfigMap of
     `gpu-time-slicing`). Disabling the other one (`COMP:enabled=false`, or the recipe's
-    `releases.overrides.enabled: false`) counts that dependency as satisfied (AICR's rule: provided
+    `overrides.enabled: false`) counts that dependency as satisfied (AICR's rule: provided
     some other way) and deletes the object, while the values keep naming it: the chart's
     workload then waits for an object nothing creates. AICR's format has no values that
     follow another component's switch (its own catalog ships such an object with the
