@@ -26,8 +26,8 @@ from stacks.layers.cost import cost_estimate
 if TYPE_CHECKING:  # each layer (and its provider SDK) loads only when the stack has it
     from components.cluster.reference import ClusterReference
     from components.observability.observability_config import ObservabilityConfig
-    from components.platform.overrides import PlatformOverrides
     from components.platform.platform_config import PlatformConfig
+    from components.platform.releases.overrides import PlatformOverrides
     from stacks.layers.capacity_arc import ArcCapacity
     from stacks.layers.cluster import ClusterLayer, PreparedCluster
     from stacks.layers.host import PreparedHosts

@@ -50,11 +50,11 @@ VENDORED = (
 )
 EXEMPT: dict[tuple[str, str], str] = {
     ("components/oci/cloud_init.py", "yaml_text.load"): OWN_DATA + " (the user data)",
-    ("components/platform/chart_values.py", "yaml_text.load"): VENDORED,
-    ("components/platform/chart_values.py", "json.loads"): VENDORED,
-    ("components/platform/values_yaml.py", "yaml_text.load"): VENDORED,
-    ("components/platform/values_yaml.py", "yaml.compose"): VENDORED,
-    ("components/platform/values_comments.py", "yaml_text.load"): VENDORED
+    ("components/platform/chart_values/lookup.py", "yaml_text.load"): VENDORED,
+    ("components/platform/chart_values/lookup.py", "json.loads"): VENDORED,
+    ("components/platform/chart_values/defaults.py", "yaml_text.load"): VENDORED,
+    ("components/platform/chart_values/defaults.py", "yaml.compose"): VENDORED,
+    ("components/platform/chart_values/comments.py", "yaml_text.load"): VENDORED
     + ": a value written in one of its comments",
     ("components/observability/dashboard.py", "json.loads"): OWN_DATA
     + " (the dashboard's own JSON, as Grafana reads it)",
@@ -108,11 +108,11 @@ EXEMPT: dict[tuple[str, str], str] = {
     (".github/actions/gpu-cluster/scripts/outputs.py", "json.loads"): (
         "versions.json the configure step itself wrote"
     ),
-    ("components/platform/chainsaw_expressions.py", "json.loads"): (
+    ("components/platform/chainsaw/expressions.py", "json.loads"): (
         "one JMESPath literal argument (a JSON string in backticks) of an expression in a Test "
         "the careful reader already read (its size bounded there); only a string is kept"
     ),
-    ("components/platform/chainsaw_schema.py", "json.loads"): (
+    ("components/platform/chainsaw/schema.py", "json.loads"): (
         "Chainsaw's published Test schema, committed beside it (components/platform/chainsaw)"
     ),
     (".github/actions/gpu-cluster/scripts/offline_plan.py", "json.loads"): (

@@ -10,7 +10,7 @@ reads: 391 KB become 61 KB), keys and everything else as they are.
 SCHEMA: Chainsaw's file, e.g. the shared copy
 ../shared/upstream/schemas/chainsaw-v0.2.15/test-chainsaw-v1alpha1.json
 
-`tests/components/platform/test_chainsaw_schema.py` keeps the shipped file equal to this
+`tests/components/platform/chainsaw/test_schema.py` keeps the shipped file equal to this
 extract of the shared copy.
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from components.config_base import ConfigModel, StackReferenceName
-from components.platform.overrides import PlatformError, PlatformOverrides
+from components.platform.releases.overrides import PlatformError, PlatformOverrides
 
 _CRITERION = r"^[a-z0-9][a-z0-9._-]*$"
 

@@ -14,11 +14,11 @@ For each enabled component, in the recipe's deployment order:
   releases and manifests.
 
 Then, when the host configuration needs it (`runtime_class_patch`), one SSA patch per
-ClusterTrainingRuntime the Trainer chart installs (`runtime_patch.py`), after the Trainer
+ClusterTrainingRuntime the Trainer chart installs (`releases/runtime_patch.py`), after the Trainer
 release (whose post-install hook creates the runtimes), and finally the deployment checks
-(`deployment_checks.py`) after everything else.
+(`checks/deployment_checks.py`) after everything else.
 
-Stack config can disable components and override values (`overrides.py`). A component the
+Stack config can disable components and override values (`releases/overrides.py`). A component the
 overrides disable is left out like one the recipe disables: both are listed in the plan's
 `disabled` (and the component's `disabled` output), nothing of them is deployed, and
 dependencies on them count as satisfied (AICR's rule for `overrides.enabled: false`).
@@ -29,7 +29,7 @@ or set (`release_plan.dangling_names`; the stack config check reports it at the 
 
 Each deployed component's health check (`healthCheckAsserts`, the registry's Chainsaw
 assertions AICR inlines) runs as one of the deployment checks, a Chainsaw Job
-(`check_plan.py`), and is exported in the component's `healthChecks` output, by component.
+(`checks/plan.py`), and is exported in the component's `healthChecks` output, by component.
 
 `plan_platform` (`release_plan.py`) computes all of this without Pulumi, so it can be
 inspected and tested; the component only turns the plan into resources.
@@ -45,12 +45,13 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 
 from components.base import MANAGED_LABELS, ComponentArgs, child, upstream
-from components.platform.deployment_checks import DeploymentChecks, DeploymentChecksArgs
-from components.platform.gpu_checks import GpuExpectation
-from components.platform.manifests import ManifestObject
-from components.platform.overrides import PlatformOverrides
-from components.platform.release_plan import PSA_ENFORCE, ComponentPlan, PlatformPlan, plan_platform
-from components.platform.runtime_patch import (
+from components.platform.checks.deployment_checks import DeploymentChecks, DeploymentChecksArgs
+from components.platform.checks.gpu_count import GpuExpectation
+from components.platform.release_plan import PSA_ENFORCE, PlatformPlan, plan_platform
+from components.platform.releases.component_plan import ComponentPlan
+from components.platform.releases.manifests import ManifestObject
+from components.platform.releases.overrides import PlatformOverrides
+from components.platform.releases.runtime_patch import (
     TRAINER_COMPONENT,
 )
 from recipes.catalogs.catalog import Catalog
@@ -69,7 +70,7 @@ class RecipeReleasesArgs(ComponentArgs):
     deployment_checks: bool = True
     """Run the recipe's deployment checks (GPU smoke Job, expected resources) after deploy."""
     gpus: GpuExpectation | None = None
-    """What the cluster's layout gives it: adds the GPU checks (`gpu_checks.py`)."""
+    """What the cluster's layout gives it: adds the GPU checks (`checks/gpu_count.py`)."""
     release_timeout_s: int = Field(default=900, ge=60, le=3600)
 
 

@@ -10,13 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.platform.check_plan import CheckPlan, plan_checks
-from components.platform.gpu_checks import GpuExpectation
-from components.platform.gpu_sharing import gpu_sharing
-from components.platform.manifests import ManifestObject, load_manifests
-from components.platform.overrides import ENABLED, PlatformError, PlatformOverrides
-from components.platform.runtime_patch import TRAINER_COMPONENT, runtime_patches, values_digest
-from components.platform.values_paths import Segment, render
+from components.platform.chart_values.paths import Segment, render
+from components.platform.checks.gpu_count import GpuExpectation
+from components.platform.checks.plan import CheckPlan, plan_checks
+from components.platform.releases.component_plan import ComponentPlan
+from components.platform.releases.gpu_sharing import gpu_sharing
+from components.platform.releases.manifests import load_manifests
+from components.platform.releases.overrides import ENABLED, PlatformError, PlatformOverrides
+from components.platform.releases.runtime_patch import (
+    TRAINER_COMPONENT,
+    runtime_patches,
+    values_digest,
+)
 from recipes.catalogs.catalog import Catalog
 from recipes.model.overlays import ComponentRef
 from recipes.model.result import RecipeResult
@@ -27,27 +32,6 @@ PSA_ENFORCE = "pod-security.kubernetes.io/enforce"
 PRIVILEGED_COMPONENTS = frozenset({"gpu-operator"})
 """Components whose namespace must admit privileged pods (host paths, privileged DaemonSets)."""
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
-
-
-@dataclass(frozen=True)
-class ComponentPlan:
-    """One component as it will be deployed."""
-
-    name: str
-    namespace: str
-    chart: str | None
-    """The chart reference for the release; None for a manifest-only component."""
-    repository: str | None
-    """The https chart repository; None for oci:// charts and manifest-only components."""
-    version: str
-    values: dict[str, Any]
-    manifests: tuple[ManifestObject, ...]
-    depends_on: tuple[str, ...]
-    """Enabled components (by name) this one waits for."""
-    pre_manifests: tuple[ManifestObject, ...] = ()
-    """Objects of its `preManifestFiles`, applied before its release."""
-    health_check_asserts: str = ""
-    """The component's Chainsaw health assertions (the recipe's `healthCheckAsserts`)."""
 
 
 @dataclass(frozen=True)
@@ -253,7 +237,7 @@ def plan_platform(
             "patches": patches,
         }
     )
-    revisions = {  # what each component's checks re-run on (check_plan.py)
+    revisions = {  # what each component's checks re-run on (checks/plan.py)
         p.name: values_digest(
             {
                 "release": [p.chart, p.repository, p.version, p.values],

@@ -2,7 +2,7 @@
 
 `prepare_platform` (for a valid config) and `recipe_problems` (for one invalid elsewhere)
 load the catalogs, resolve the recipe and check the overrides (their components, and each
-`set` path against the pinned chart's values: `components/platform/chart_values.py`)
+`set` path against the pinned chart's values: `components/platform/chart_values/lookup.py`)
 before any resource registers, so what the recipe refuses is reported at its full config
 key with every other problem. Nothing here needs a provider SDK.
 """
@@ -20,12 +20,12 @@ from components.host.compat import RULES, Report, Rule, check
 from components.host.versions_config import combination
 from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
-from components.platform.chart_values import set_problems
-from components.platform.check_plan import check_problem
-from components.platform.gpu_sharing import gpu_sharing
-from components.platform.overrides import PlatformError, PlatformOverrides
+from components.platform.chart_values.lookup import set_problems
+from components.platform.checks.plan import check_problem
 from components.platform.platform_config import PlatformConfig
 from components.platform.release_plan import dangling_names, plan_platform
+from components.platform.releases.gpu_sharing import gpu_sharing
+from components.platform.releases.overrides import PlatformError, PlatformOverrides
 from core.errors import GpuCiError
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from recipes.resolution.resolver import check_query, matching_overlays, no_match_message
@@ -63,7 +63,8 @@ def prepare_platform(
 
 def sharing_problems(cfg: StackConfig, prepared: PreparedPlatform) -> list[Problem]:
     """A multi-GPU expectation (`cluster.expectGpus` of 2 or more) on a recipe whose device
-    plugin shares GPUs (`components/platform/gpu_sharing.py`): refused, with the switches."""
+    plugin shares GPUs (`components/platform/releases/gpu_sharing.py`): refused, with the
+    switches."""
     expect = cfg.cluster.expectGpus if cfg.cluster is not None else None
     if expect is None or expect < 2:
         return []

@@ -19,7 +19,7 @@ from components.host.runner_config import RunnerConfig
 from components.observability.observability_config import ObservabilityConfig
 from components.oci.network_config import NetworkConfig
 from components.oci.vm_config import VmCapacityConfig
-from components.platform.gpu_checks import GpuExpectation
+from components.platform.checks.gpu_count import GpuExpectation
 from components.platform.platform_config import PlatformConfig
 from stacks.config.gpu_layout import host_gpus
 from stacks.config.stack import NAMESPACE, StackConfig
@@ -107,7 +107,7 @@ class ClusterLayerConfig:
 
     @property
     def gpu_checks(self) -> GpuExpectation | None:
-        """What the GPU checks verify (`components/platform/gpu_checks.py`): asked for with
+        """What the GPU checks verify (`components/platform/checks/gpu_count.py`): asked for with
         `expectGpus`, which validation held to the layout; None without it."""
         expect = self.spec.expectGpus
         if expect is None:

@@ -23,7 +23,7 @@ from components.host.cluster_params import (
 )
 from components.host.render import render_script
 from components.host.step import Step
-from components.platform.gpu_checks import GpuExpectation
+from components.platform.checks.gpu_count import GpuExpectation
 from stacks.config.param_keys import CLUSTER_KEYS
 from stacks.config.param_problems import ParamCheck
 from stacks.config.views import ClusterLayerConfig

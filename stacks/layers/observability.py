@@ -26,7 +26,7 @@ from components.observability.queries import USAGE_QUERIES
 from components.observability.queue_deploy import OWN_NAMESPACE, OWN_SECRET, QueueExporterArgs
 from components.observability.queue_time_config import runner_repository
 from components.observability.stack_values import grafana_service, prometheus_service
-from components.platform.overrides import PlatformOverrides
+from components.platform.releases.overrides import PlatformOverrides
 from recipes.model.overlays import ComponentRef
 from stacks.config.recipe import PreparedPlatform
 from stacks.outputs import Export, ObservabilityOutputs

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from components.base import InputError
-from components.platform.overrides import PlatformOverrides
 from components.platform.platform_config import PlatformConfig
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
+from components.platform.releases.overrides import PlatformOverrides
 from recipes import RecipeResult
 from recipes.resolution.constraints import ConstraintReport, evaluate
 from stacks.config.recipe import PreparedPlatform

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from components.platform.gpu_checks import BANDWIDTH_PREFIX
+from components.platform.checks.nccl_all_reduce import BANDWIDTH_PREFIX
 
 from .action_sandbox import SCRIPTS, ActionSandbox
 

@@ -369,8 +369,8 @@ def test_the_namespaces_and_labels_are_the_programs() -> None:
     """collect_cluster's names (stdlib-only, it cannot import the program) are the
     program's: the check Jobs' label and the label on every object gpu-ci makes."""
     from components.base import MANAGED_LABELS
-    from components.platform.check_jobs import CHECK_LABEL
-    from components.platform.health_model import CHECKS_NAMESPACE
+    from components.platform.checks.jobs import CHECK_LABEL
+    from components.platform.checks.model import CHECKS_NAMESPACE
 
     collect_cluster = module("collect_cluster")
     assert collect_cluster.CHECK_LABEL == CHECK_LABEL

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components.platform.gpu_checks import GpuExpectation, gpu_count_check
+from components.platform.checks.gpu_count import GpuExpectation, gpu_count_check
 from core import yaml_text
 from tests.components.platform.chainsaw_runs import run_check
 

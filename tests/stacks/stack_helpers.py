@@ -132,7 +132,7 @@ DEV_HEALTH_CHECKS = [
     ("platform-checks-chainsaw-pods-start", "kubernetes:batch/v1:Job"),
 ]
 """(name, type) of the checks' Jobs and Tests the Chainsaw checks (issue #31) added to dev,
-and the Job that starts their pod first (components/platform/check_starts.py)."""
+and the Job that starts their pod first (components/platform/checks/starts.py)."""
 
 
 _PLACEHOLDER = re.compile(r"offline-placeholder:([a-z0-9-]+)\.kubeconfig:[0-9a-f]{16}")

@@ -128,37 +128,37 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/observability/test_alert_rules.py",  # test_alerts.py: whole plans
     ),
     # Issue 44: the modules that landed last, each with the tests that state its behaviour.
-    "components/platform/check_jobs.py": (
-        "tests/components/platform/test_check_job_manifests.py",
-        "tests/components/platform/test_check_pods_admitted.py",
-        "tests/components/platform/test_gpu_checks.py",
-        "tests/components/platform/test_check_runtime.py",
-        "tests/components/platform/test_check_deadlines.py",
-        "tests/components/platform/test_platform_checks.py",
-        "tests/components/platform/test_chainsaw_runs.py",
+    "components/platform/checks/jobs.py": (
+        "tests/components/platform/checks/test_job_manifests.py",
+        "tests/components/platform/checks/test_pods_admitted.py",
+        "tests/components/platform/checks/test_gpu_checks.py",
+        "tests/components/platform/checks/test_runtime_class.py",
+        "tests/components/platform/checks/test_deadlines.py",
+        "tests/components/platform/checks/test_deployment_checks.py",
+        "tests/components/platform/chainsaw/test_runs.py",
     ),
     # The expectations gpu-ci writes, decided by the pinned chainsaw binary (chainsaw_runs.py).
-    # Left out, each half a minute of chainsaw runs per mutant: test_chainsaw_durations.py
-    # (reaches go_duration, whose outputs test_health_checks.py states) and
-    # test_chainsaw_runs.py (reaches operations, which test_health_blocks.py walks).
-    "components/platform/chainsaw_tests.py": (
-        "tests/components/platform/test_chainsaw_tests_docs.py",
-        "tests/components/platform/test_chainsaw_idioms_runs.py",
-        "tests/components/platform/test_chainsaw_worst_case.py",
-        "tests/components/platform/test_health_blocks.py",
-        "tests/components/platform/test_health_checks.py",
+    # Left out, each half a minute of chainsaw runs per mutant: chainsaw/test_durations.py
+    # (reaches go_duration, whose outputs checks/test_health_checks.py states) and
+    # chainsaw/test_runs.py (reaches operations, which chainsaw/test_operation_blocks.py walks).
+    "components/platform/chainsaw/documents.py": (
+        "tests/components/platform/chainsaw/test_documents.py",
+        "tests/components/platform/chainsaw/test_idioms_runs.py",
+        "tests/components/platform/chainsaw/test_worst_case.py",
+        "tests/components/platform/chainsaw/test_operation_blocks.py",
+        "tests/components/platform/checks/test_health_checks.py",
         "tests/components/platform/test_health_catalog.py",
     ),
-    "components/platform/chart_values.py": (
-        "tests/components/platform/test_chart_values_lookup.py",
-        "tests/components/platform/test_set_items_all_reported.py",
-        "tests/components/platform/test_set_paths.py",
-        "tests/components/platform/test_values_schema_keywords.py",
+    "components/platform/chart_values/lookup.py": (
+        "tests/components/platform/chart_values/test_lookup.py",
+        "tests/components/platform/chart_values/test_set_items_all_reported.py",
+        "tests/components/platform/chart_values/test_set_paths.py",
+        "tests/components/platform/chart_values/test_schema_keywords.py",
     ),
-    "components/platform/values_schema.py": (
-        "tests/components/platform/test_values_schema_keywords.py",
-        "tests/components/platform/test_values_schema_helm.py",  # against Helm v3.20.2
-        "tests/components/platform/test_set_paths.py",
+    "components/platform/chart_values/schema.py": (
+        "tests/components/platform/chart_values/test_schema_keywords.py",
+        "tests/components/platform/chart_values/test_schema_helm.py",  # against Helm v3.20.2
+        "tests/components/platform/chart_values/test_set_paths.py",
     ),
     "core/read_yaml.py": (
         "tests/core/test_read_yaml_bounds.py",
@@ -180,30 +180,30 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/stacks/offline/diff/test_diff_dirs_synthetic.py",
     ),
     # Issue 44: the health checks' chainsaw modules.
-    "components/platform/chainsaw_runnable.py": (
-        "tests/components/platform/test_health_runnable.py",
-        "tests/components/platform/test_chainsaw_durations.py",
+    "components/platform/chainsaw/runnable.py": (
+        "tests/components/platform/chainsaw/test_runnable.py",
+        "tests/components/platform/chainsaw/test_durations.py",
     ),
-    "components/platform/chainsaw_expressions.py": (
-        "tests/components/platform/test_chainsaw_expressions.py",
-        "tests/components/platform/test_health_reads.py",
+    "components/platform/chainsaw/expressions.py": (
+        "tests/components/platform/chainsaw/test_expressions.py",
+        "tests/components/platform/chainsaw/test_reads.py",
     ),
-    "components/platform/chainsaw_durations.py": (
-        "tests/components/platform/test_chainsaw_durations_go.py",
-        "tests/components/platform/test_chainsaw_durations.py",
+    "components/platform/chainsaw/durations.py": (
+        "tests/components/platform/chainsaw/test_durations_go.py",
+        "tests/components/platform/chainsaw/test_durations.py",
     ),
-    "components/platform/chainsaw_script.py": (
-        "tests/components/platform/test_check_script_sandbox.py",
-        "tests/components/platform/test_check_script.py",
+    "components/platform/chainsaw/script.py": (
+        "tests/components/platform/chainsaw/test_script_sandbox.py",
+        "tests/components/platform/chainsaw/test_script.py",
     ),
-    "components/platform/chainsaw_worst_case.py": (
-        "tests/components/platform/test_chainsaw_worst_case.py",
+    "components/platform/chainsaw/worst_case.py": (
+        "tests/components/platform/chainsaw/test_worst_case.py",
     ),
-    "components/platform/check_starts.py": (
-        "tests/components/platform/test_check_starts_pods.py",
-        "tests/components/platform/test_check_starts.py",
+    "components/platform/checks/starts.py": (
+        "tests/components/platform/checks/test_starts_pods.py",
+        "tests/components/platform/checks/test_starts.py",
     ),
-    "components/platform/chainsaw_reads.py": ("tests/components/platform/test_health_reads.py",),
+    "components/platform/chainsaw/reads.py": ("tests/components/platform/chainsaw/test_reads.py",),
     # Issue 44: the offline engine's generations, diff folders and readers.
     "stacks/offline/lifecycle/inputs.py": (
         "tests/stacks/offline/lifecycle/test_lifecycle_inputs.py",
@@ -314,9 +314,9 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     "stacks/offline/charts/cli.py": ("tests/stacks/offline/charts/test_chart_check_cli_runs.py",),
     # Issue 44: the wiring that landed last.
     "core/workflow_text.py": ("tests/core/test_workflow_text.py",),
-    "components/platform/device_plugin_config.py": (
-        "tests/components/platform/test_device_plugin_config.py",
-        "tests/components/platform/test_gpu_sharing.py",
+    "components/platform/releases/device_plugin_config.py": (
+        "tests/components/platform/releases/test_device_plugin_config.py",
+        "tests/components/platform/releases/test_gpu_sharing.py",
     ),
     # Imported by its dotted path, the name mutmut gives its mutants (queue_harness.py).
     "components/observability/queue_exporter/__main__.py": (

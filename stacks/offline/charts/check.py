@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from components.platform.values_paths import Segment
-from components.platform.values_paths import render as render_path
+from components.platform.chart_values.paths import Segment
+from components.platform.chart_values.paths import render as render_path
 from stacks.offline.charts.dead_values import dead_leaves
 from stacks.offline.charts.keys import chart_keys
 from stacks.offline.charts.release import (

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any
 
-from components.platform.values_paths import Segment
+from components.platform.chart_values.paths import Segment
 from stacks.offline.charts.render import Rendered, RenderError
 
 Path_ = tuple[Segment, ...]

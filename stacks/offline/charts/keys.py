@@ -2,7 +2,7 @@
 
 Which values a chart *uses* is decided by rendering (`dead_values`); this only names
 what a misspelt key was probably meant to be. It reads the chart itself, not a copy: its
-`values.yaml` (with the keys its comments document, `components.platform.values_yaml`),
+`values.yaml` (with the keys its comments document, `components.platform.chart_values.defaults`),
 and each dependency's under its name or alias (its own `charts/<name>/values.yaml` in an
 unpacked chart; free-form where the chart is a packed `.tgz`), `global` free-form.
 """
@@ -13,9 +13,9 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from components.platform.chart_values import ChartValues
-from components.platform.values_paths import FREE, Known
-from components.platform.values_yaml import from_values_text
+from components.platform.chart_values.defaults import from_values_text
+from components.platform.chart_values.lookup import ChartValues
+from components.platform.chart_values.paths import FREE, Known
 from core.read_limits import CHART_FILE
 from core.read_yaml import SAFE, load
 from stacks.offline.charts.release import run_tool

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from components.platform.overrides import split_set
-from components.platform.values_paths import Segment, render
+from components.platform.chart_values.paths import Segment, render
+from components.platform.releases.overrides import split_set
 from core.errors import GpuCiError
 from recipes.catalogs.catalog import Catalog
 from recipes.model.overlays import ComponentRef

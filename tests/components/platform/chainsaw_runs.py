@@ -1,5 +1,5 @@
 """Run a health check with the pinned `chainsaw` binary on recorded cluster objects: the Job's
-own shell (`chainsaw_script.py`) around its own `chainsaw test` arguments, against
+own shell (`chainsaw/script.py`) around its own `chainsaw test` arguments, against
 `recorded_cluster`'s read-only API server.
 
 Only the waiting changes: every assert and error timeout of the Test, and the defaults on
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from components.platform.chainsaw_script import WORK_DIR, chainsaw_script
-from components.platform.chainsaw_tests import operations
-from components.platform.check_jobs import TEST_DIR, TEST_FILE, chainsaw_args
-from components.platform.health_model import CHECKS_NAMESPACE, ClusterCheck
+from components.platform.chainsaw.documents import operations
+from components.platform.chainsaw.script import WORK_DIR, chainsaw_script
+from components.platform.checks.jobs import TEST_DIR, TEST_FILE, chainsaw_args
+from components.platform.checks.model import CHECKS_NAMESPACE, ClusterCheck
 from core import yaml_text
 from tests.components.platform.recorded_cluster import Kind, RecordedApi, serving
 from tests.upstream_tools import tool

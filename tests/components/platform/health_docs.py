@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.platform.health_checks import HealthTest, parse_health_test
-from components.platform.overrides import PlatformError
+from components.platform.checks.health_checks import HealthTest, parse_health_test
+from components.platform.releases.overrides import PlatformError
 from core import yaml_text
 
 SOURCE = "checks/app/health-check.yaml"

@@ -7,8 +7,8 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.platform.overrides import PlatformOverrides
 from components.platform.recipe_releases import RecipeReleases, RecipeReleasesArgs
+from components.platform.releases.overrides import PlatformOverrides
 from recipes import PROJECT_CATALOG, Catalog, RecipeCriteria, RecipeResult, load_catalog, resolve
 from stacks.offline.engine.mocks import run_program
 from stacks.offline.engine.records import ProgramRun, Registration

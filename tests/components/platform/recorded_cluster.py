@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from components.platform.chainsaw_reads import plural
+from components.platform.chainsaw.reads import plural
 
 # Kinds the API server serves cluster-scoped (Kubernetes' built-in kinds; the CRDs' own
 # `spec.scope: Cluster` for ClusterPolicy, ClusterTrainingRuntime, NodeFeatureRule, ...).

@@ -6,9 +6,9 @@ import re
 from typing import Any
 
 from components.pins import CHECK_PINS
-from components.platform.chainsaw_tests import operations
-from components.platform.health_checks import parse_health_test
-from components.platform.runtime_patch import installed_runtimes
+from components.platform.chainsaw.documents import operations
+from components.platform.checks.health_checks import parse_health_test
+from components.platform.releases.runtime_patch import installed_runtimes
 from core import yaml_text
 from recipes import Catalog, RecipeResult
 

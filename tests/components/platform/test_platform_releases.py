@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.release_plan import PSA_ENFORCE, chart_source, plan_platform
+from components.platform.releases.overrides import PlatformError, PlatformOverrides
 from recipes import Catalog, RecipeResult, component_values, load_catalog, resolve
 from recipes.model.criteria import RecipeCriteria
 from recipes.model.overlays import ComponentRef

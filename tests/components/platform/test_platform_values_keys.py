@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.platform.overrides import PlatformOverrides
+from components.platform.releases.overrides import PlatformOverrides
 from recipes import Catalog, RecipeResult
 from stacks.offline.charts.dead_values import dead_leaves
 from stacks.offline.charts.keys import chart_keys

@@ -8,7 +8,8 @@ from functools import cache
 from typing import Any
 
 from components.pins import CHECK_PINS
-from components.platform.gpu_checks import GPU_COUNT_CHECK, NCCL_CHECK
+from components.platform.checks.gpu_count import GPU_COUNT_CHECK
+from components.platform.checks.nccl_all_reduce import NCCL_CHECK
 from stacks.offline.engine.records import ProgramRun
 from stacks.offline.plan import REPO, plan_run
 from tests.stacks.stack_helpers import SSH_KEY, dev_stack, run_stack

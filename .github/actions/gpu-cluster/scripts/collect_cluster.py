@@ -5,7 +5,7 @@ made (each `kubernetes:*` resource's namespace, Namespace and Release alike), fr
 stack's `platform` export (each release's namespace) and, live, every namespace carrying
 the label all of gpu-ci's objects carry (components/base.py MANAGED_LABELS); a host with
 none of the first two (a self-managed one) still finds them by the label. The check Jobs
-are found by their label (components/platform/check_jobs.py CHECK_LABEL) in every
+are found by their label (components/platform/checks/jobs.py CHECK_LABEL) in every
 namespace; their pods by the label the Job controller sets on them (`batch.kubernetes.io/
 job-name`, k8s.io/api batch/v1 JobNameLabel). tests/action keeps these names equal to the
 program's.

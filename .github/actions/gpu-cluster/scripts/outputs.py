@@ -75,7 +75,7 @@ def summary(values: dict[str, str], versions: dict[str, Any]) -> str:
 
 
 BANDWIDTH = "gpu-ci check nccl-all-reduce: busbw "
-"""The NCCL check's log line (components/platform/gpu_checks.py, BANDWIDTH_PREFIX)."""
+"""The NCCL check's log line (components/platform/checks/nccl_all_reduce.py, BANDWIDTH_PREFIX)."""
 
 
 def bandwidth() -> None:

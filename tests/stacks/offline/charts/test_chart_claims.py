@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from components.observability.metrics import listener_metrics_values
-from components.platform.runtime_patch import SHM_PATH, installed_runtimes
+from components.platform.releases.runtime_patch import SHM_PATH, installed_runtimes
 from stacks.offline.charts.check import ReleaseRender, StackCharts
 from stacks.offline.charts.validate import validate
 from stacks.offline.engine.records import ProgramRun

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from components.platform.chart_values import ChartValues
-from components.platform.values_paths import FREE
+from components.platform.chart_values.lookup import ChartValues
+from components.platform.chart_values.paths import FREE
 from core.errors import GpuCiError
 from stacks.offline.charts.keys import chart_keys
 from stacks.offline.charts.release import ChartCheckError

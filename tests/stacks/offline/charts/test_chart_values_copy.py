@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.platform.chart_values import CHART_VALUES
+from components.platform.chart_values.lookup import CHART_VALUES
 
 
 def _paths(values: Any, path: str = "") -> set[str]:

@@ -3,7 +3,7 @@
 The multi-gpu example as deployed without `expectGpus` (its readiness wait already waits for
 the layout's 2 GPUs), then with it: the GPU checks are created and the start Job of the
 Chainsaw checks' pod, which now gates the GPU count check too, runs again
-(components/platform/check_starts.py); nothing else changes (the checks' reader already lists
+(components/platform/checks/starts.py); nothing else changes (the checks' reader already lists
 nodes, for the GPU operator's health check); the cluster, its steps and the releases stay as
 they are.
 """

@@ -16,8 +16,8 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.platform.overrides import PlatformError, PlatformOverrides
 from components.platform.release_plan import dangling_names, plan_platform
+from components.platform.releases.overrides import PlatformError, PlatformOverrides
 from recipes import PROJECT_CATALOG, RecipeCriteria, load_catalog, resolve
 from stacks.offline.lifecycle.fate import classify
 from stacks.offline.snapshot.shape import Snapshot
@@ -37,7 +37,8 @@ RERUN = [
     "platform-checks-operator-health",
 ]
 START = "platform-checks-chainsaw-pods-start"
-"""Re-runs before the Chainsaw checks it gates whenever one of them does (check_starts.py)."""
+"""Re-runs before the Chainsaw checks it gates whenever one of them does
+(components/platform/checks/starts.py)."""
 REFUSAL = (
     "gpu-time-slicing is disabled, but gpu-operator's values still name its ConfigMap "
     "gpu-time-slicing-config at devicePlugin.config.name, so gpu-operator would wait for an "

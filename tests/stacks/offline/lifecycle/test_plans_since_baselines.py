@@ -7,7 +7,7 @@ its plan from before a change that must not move live resources:
 - `plans-before-observability/` (commit 4bb544c): observability (#19) added monitoring,
   ARC's metrics and the GPU operator's DCGM monitor to existing stacks.
 The one replacement allowed is a deployment-check Job whose spec changed: a check
-Job re-runs, by design, whenever the check or what it checks changes (check_jobs.py); the
+Job re-runs, by design, whenever the check or what it checks changes (checks/jobs.py); the
 checks became Chainsaw Jobs since (issue #31), which changed every check's pod.
 """
 
