@@ -19,12 +19,12 @@ _CONFIG_TESTS = (
 # left out of their selection for speed (problems.py alone has 448 mutants).
 _CONFIG_UNIT_TESTS = ("tests/stacks/config", "tests/components/arc/test_arc_config.py")
 _HOST_PARAM_TESTS = (
-    "tests/components/host/test_github_runner_params.py",
+    "tests/components/host/params/test_github_runner_params.py",
     "tests/components/host/test_render.py",
     "tests/components/host/test_step_authorized_keys.py",
-    "tests/components/host/test_params.py",
-    "tests/components/host/test_ssh_keys.py",
-    "tests/components/host/test_host_params_mutants.py",
+    "tests/components/host/params/test_params.py",
+    "tests/components/host/params/test_ssh_keys.py",
+    "tests/components/host/params/test_host_params_mutants.py",
     "tests/hardening/test_hardening_late_validation.py",
 )
 _POLICY_TESTS = (
@@ -61,17 +61,17 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/host/test_reboot_wait.py",
         "tests/components/host/test_chain_mutants.py",
     ),
-    "components/host/compat.py": (
-        "tests/components/host/test_compat.py",
-        "tests/components/host/test_compat_mutants.py",
+    "components/host/config/compat.py": (
+        "tests/components/host/config/test_compat.py",
+        "tests/components/host/config/test_compat_mutants.py",
         "tests/stacks/config/test_host_versions.py",
     ),
-    "components/host/params.py": _HOST_PARAM_TESTS,
-    "components/host/step.py": _HOST_PARAM_TESTS,
-    "components/host/bootstrap_params.py": _HOST_PARAM_TESTS,
-    "components/host/runner_params.py": _HOST_PARAM_TESTS,
-    "components/host/cluster_params.py": _HOST_PARAM_TESTS,
-    "components/host/ssh_keys.py": _HOST_PARAM_TESTS,
+    "components/host/params/by_step.py": _HOST_PARAM_TESTS,
+    "components/host/params/step.py": _HOST_PARAM_TESTS,
+    "components/host/params/bootstrap.py": _HOST_PARAM_TESTS,
+    "components/host/params/runner.py": _HOST_PARAM_TESTS,
+    "components/host/params/cluster.py": _HOST_PARAM_TESTS,
+    "components/host/params/ssh_keys.py": _HOST_PARAM_TESTS,
     "recipes/resolver.py": (
         "tests/recipes/test_recipe_semantics.py",
         "tests/recipes/test_resolver_mutants.py",

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.host.params import PARAMS_BY_STEP
-from components.host.render import render_script, script_source
-from components.host.runner_params import (
+from components.host.params.by_step import PARAMS_BY_STEP
+from components.host.params.runner import (
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
@@ -18,9 +17,10 @@ from components.host.runner_params import (
     github_scope,
     shape_runner_label,
 )
-from components.host.step import Step
+from components.host.params.step import Step
+from components.host.render import render_script, script_source
 
-from .github import LOOP
+from ..github import LOOP
 
 
 def runner(**values: Any) -> GithubRunnerParams:

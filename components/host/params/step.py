@@ -1,11 +1,11 @@
 """The host steps by name, and the parameter model every step's parameters extend.
 
 Field names become upper-case shell names (`docker_user` -> `DOCKER_USER`), rendered as
-`readonly` variables by `render.py`. Only plain values (str, int, bool, tuples of str) are
-allowed; secrets are refused by the renderer, because a rendered script is stored in
-Pulumi state and hashed into triggers. Absolute paths written by a step live under `root`
-(the target system's root, `""` on a real host) so tests can run every script against a
-scratch directory.
+`readonly` variables by `components/host/render.py`. Only plain values (str, int, bool,
+tuples of str) are allowed; secrets are refused by the renderer, because a rendered script
+is stored in Pulumi state and hashed into triggers. Absolute paths written by a step live
+under `root` (the target system's root, `""` on a real host) so tests can run every script
+against a scratch directory.
 """
 
 from __future__ import annotations

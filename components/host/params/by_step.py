@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components.host.bootstrap_params import (
+from components.host.params.bootstrap import (
     AuthorizedKeysParams,
     CloudInitParams,
     ContainerToolkitParams,
@@ -13,18 +13,18 @@ from components.host.bootstrap_params import (
     ToolsParams,
     VerifyParams,
 )
-from components.host.cluster_params import (
+from components.host.params.cluster import (
     ClusterKubeconfigParams,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
 )
-from components.host.runner_params import (
+from components.host.params.runner import (
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
 )
-from components.host.step import Step, StepParams
+from components.host.params.step import Step, StepParams
 
 PARAMS_BY_STEP: dict[Step, type[StepParams]] = {
     Step.CLOUD_INIT: CloudInitParams,

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from components.host.step import (
+from components.host.params.step import (
     ABS_PATH_PATTERN,
     HTTPS_URL_PATTERN,
     PACKAGE_PATTERN,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from components.host.compat import (
+from components.host.config.compat import (
     KNOWN,
     RULES,
     Combination,

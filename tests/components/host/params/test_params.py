@@ -1,6 +1,6 @@
 """The host script-parameter models refuse, by behaviour, what the scripts cannot take.
 
-Kills mutants of components/host/{step,runner_params,bootstrap_params}.py that widened a
+Kills mutants of components/host/params/{step,runner,bootstrap}.py that widened a
 pattern or dropped a bound and still passed the rest of the suite.
 """
 
@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from components.host.bootstrap_params import AuthorizedKeysParams
-from components.host.runner_params import MAX_RUNNER_LABELS, check_runner_labels
-from components.host.step import USER_PATTERN, check_https_url
+from components.host.params.bootstrap import AuthorizedKeysParams
+from components.host.params.runner import MAX_RUNNER_LABELS, check_runner_labels
+from components.host.params.step import USER_PATTERN, check_https_url
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f ci"
 

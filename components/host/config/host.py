@@ -5,7 +5,7 @@ One of three targets, chosen by `target`:
 - `ssh`: an existing host, with a pinned host key and an optional bastion;
 - `local`: the machine running `pulumi up` (an ephemeral CI VM or a GPU workstation).
 
-Each target also takes `versions` (`versions_config.py`), checked against the
+Each target also takes `versions` (`versions.py`), checked against the
 compatibility model before anything registers.
 """
 
@@ -25,8 +25,8 @@ from pydantic import (
 )
 
 from components.config_base import ConfigModel, from_file
-from components.host.compat import check
-from components.host.versions_config import HostVersions, combination
+from components.host.config.compat import check
+from components.host.config.versions import HostVersions, combination
 from components.pins import Arch
 
 _HOSTNAME = re.compile(

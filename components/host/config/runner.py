@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, StrictInt, ValidationInfo, field_validator
 
 from components.config_base import CREDENTIAL_FILE, ConfigModel, GithubUrl
-from components.host.runner_params import check_runner_group, check_runner_labels
+from components.host.params.runner import check_runner_group, check_runner_labels
 
 # A GitHub runner label (also an ARC scale set name, which is its label).
 RUNNER_LABEL = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"

@@ -1,14 +1,14 @@
 """The host parameter builders and checks, exactly: each architecture's pinned URLs, the
 overrides a cluster's follow-up steps take, every refusal's whole text and the label
-limits (mutation-testing survivors of components/host/{bootstrap,cluster,runner}_params)."""
+limits (mutation-testing survivors of components/host/params/{bootstrap,cluster,runner}.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from components.host.bootstrap_params import ToolsParams
-from components.host.cluster_params import ClusterKubeconfigParams, NvkindClusterDeleteParams
-from components.host.runner_params import (
+from components.host.params.bootstrap import ToolsParams
+from components.host.params.cluster import ClusterKubeconfigParams, NvkindClusterDeleteParams
+from components.host.params.runner import (
     GithubRunnerParams,
     check_runner_group,
     check_runner_labels,

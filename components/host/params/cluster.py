@@ -6,7 +6,7 @@ from typing import Final, Self
 
 from pydantic import Field, model_validator
 
-from components.host.step import PLAIN_PATH_PATTERN, RootedParams
+from components.host.params.step import PLAIN_PATH_PATTERN, RootedParams
 
 API_SERVER_ADDRESS_PLACEHOLDER: Final = "__GPU_CI_API_SERVER_ADDRESS__"
 """In a rendered kind config: the SAN nvkind-cluster replaces with $API_SERVER_ADDRESS

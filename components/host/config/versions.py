@@ -14,7 +14,7 @@ from typing import Annotated, Self
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from components.config_base import ConfigModel
-from components.host.compat import Combination, NvkindCommit
+from components.host.config.compat import Combination, NvkindCommit
 from components.pins import PINS, SHA256_PATTERN
 
 _TOOLKIT = "nvidia-container-toolkit"

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from components.host.compat import (
+from components.host.config.compat import (
     KNOWN,
     Combination,
     Finding,

@@ -1,6 +1,6 @@
 """`check_ssh_public_key`, exactly: every control character refused by name, the type and
 body checks' messages, and a body cut after its type name (mutation-testing survivors of
-components/host/ssh_keys.py; the config's own tests reach it only through whole stacks)."""
+components/host/params/ssh_keys.py; the config's own tests reach it only through whole stacks)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import base64
 
 import pytest
 
-from components.host.ssh_keys import SSH_KEY_TYPES, check_ssh_public_key
+from components.host.params.ssh_keys import SSH_KEY_TYPES, check_ssh_public_key
 from tests.stacks.stack_helpers import SSH_KEY
 
 KEY_TYPE, BODY, COMMENT = SSH_KEY.split(" ")

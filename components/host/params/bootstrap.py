@@ -10,8 +10,8 @@ from typing import Final, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
-from components.host.ssh_keys import check_ssh_public_key
-from components.host.step import (
+from components.host.params.ssh_keys import check_ssh_public_key
+from components.host.params.step import (
     ABS_PATH_PATTERN,
     HTTPS_URL_PATTERN,
     PACKAGE_PATTERN,
