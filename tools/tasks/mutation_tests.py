@@ -252,27 +252,35 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     ),
     # Issue 44: the gpu-cluster action's collector and the package inputs.
     # The collector's modules, loaded by the dotted path mutmut names them by as the
-    # configure step's are (tests/action/collect_modules.py).
-    ".github/actions/gpu-cluster/scripts/collect_redact.py": (
-        "tests/action/test_collect_redact.py",
-        "tests/action/test_collect_summary.py",
+    # configure step's are (tests/action/collect/collect_modules.py).
+    ".github/actions/gpu-cluster/scripts/collect/collect_redact.py": (
+        "tests/action/collect/test_collect_redact.py",
+        "tests/action/collect/test_collect_summary.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_bundle.py": (
-        "tests/action/test_collect_bundle.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_bundle.py": (
+        "tests/action/collect/test_collect_bundle.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_run.py": ("tests/action/test_collect_run.py",),
-    ".github/actions/gpu-cluster/scripts/collect_summary.py": (
-        "tests/action/test_collect_summary_page.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_run.py": (
+        "tests/action/collect/test_collect_run.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_pins.py": ("tests/action/test_collect_pins.py",),
-    ".github/actions/gpu-cluster/scripts/collect_versions.py": (
-        "tests/action/test_collect_versions.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_summary.py": (
+        "tests/action/collect/test_collect_summary_page.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_host.py": ("tests/action/test_collect_host.py",),
-    ".github/actions/gpu-cluster/scripts/collect_cluster.py": (
-        "tests/action/test_collect_cluster.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_pins.py": (
+        "tests/action/collect/test_collect_pins.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect.py": ("tests/action/test_collect_main.py",),
+    ".github/actions/gpu-cluster/scripts/collect/collect_versions.py": (
+        "tests/action/collect/test_collect_versions.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect/collect_host.py": (
+        "tests/action/collect/test_collect_host.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect/collect_cluster.py": (
+        "tests/action/collect/test_collect_cluster.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect/collect.py": (
+        "tests/action/collect/test_collect_main.py",
+    ),
     # TypedDicts only (class bodies, which mutmut 3 does not mutate): no mutants; the tests
     # that read them are the schema's.
     "gpu_ci_package/inputs.py": ("tests/gpu_ci_package/test_schema.py",),

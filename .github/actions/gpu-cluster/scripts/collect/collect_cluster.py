@@ -25,7 +25,7 @@ JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
 GPU = "nvidia.com/gpu"
 # A failed operation's report line of `chainsaw test --quiet` (kyverno/chainsaw v0.2.15
 # pkg/runner/sink.go: `| TIME | TEST | STEP | OPERATION | STATUS | ...`, then `=== ERROR`
-# and the error), as the pinned binary prints it (tests/action/test_collect_summary.py).
+# and the error), as the pinned binary prints it (tests/action/collect/test_collect_summary.py).
 _REPORT = re.compile(r"\|\s*[\d:]{8}\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|\s*([A-Z]+)\s*\|\s*(\w+)\s*\|")
 
 

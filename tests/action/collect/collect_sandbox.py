@@ -16,7 +16,7 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from .action_sandbox import ActionSandbox
+from ..action_sandbox import ActionSandbox
 
 STUB = Path(__file__).with_name("collect_stub.bash")
 STAND_INS = ("kubectl", "kind", "helm", "nvidia-smi", "docker", "journalctl", "dmesg")

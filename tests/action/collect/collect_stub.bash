@@ -1,7 +1,7 @@
 #!/bin/bash
 # Stand-ins for what the collect step asks of the host and the cluster (kubectl, kind,
 # helm, nvidia-smi, docker, journalctl, dmesg), symlinked under each name by
-# tests/action/collect_sandbox.py. Each records its argv to $SANDBOX/calls.log, as
+# tests/action/collect/collect_sandbox.py. Each records its argv to $SANDBOX/calls.log, as
 # tests/components/host/stub.bash does, and answers from $SANDBOX/state/collect/:
 #   answers/KEY    printed for the call whose `NAME ARGS` is KEY (non-alphanumerics as _)
 #   NAME.fail      printed to stderr, exit 1 (a source that fails)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .action_sandbox import PULUMI_STUB, ActionSandbox
+from ..action_sandbox import PULUMI_STUB, ActionSandbox
 from .collect_in_process import InProcess, in_process
 from .collect_modules import module
 from .collect_sandbox import CHECKS, pod

@@ -11,7 +11,7 @@ from components.platform.gpu_checks import GpuExpectation, gpu_count_check
 from core import yaml_text
 from tests.components.platform.chainsaw_runs import run_check
 
-from .action_sandbox import ActionSandbox
+from ..action_sandbox import ActionSandbox
 from .collect_modules import module
 from .test_collect_step import a_failed_run
 

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-PROGRAM = Path(__file__).resolve().parents[4]  # the program's folder (prepare.sh)
+PROGRAM = Path(__file__).resolve().parents[5]  # the program's folder (prepare.sh)
 if str(PROGRAM) not in sys.path:
     sys.path.insert(0, str(PROGRAM))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from .action_sandbox import OUTPUTS, ActionSandbox
+from ..action_sandbox import OUTPUTS, ActionSandbox
 from .collect_modules import module
 from .collect_sandbox import CHECKS, NODE_IMAGE, CollectRig, pod
 

@@ -12,7 +12,7 @@ import sys
 
 from components.pins import CHECK_PINS, OBSERVABILITY_PINS, PINS
 
-from .action_sandbox import SCRIPTS
+from ..action_sandbox import COLLECT
 from .collect_modules import module
 
 collect_pins = module("collect_pins")
@@ -39,7 +39,7 @@ def test_every_pin_is_named_as_the_versions_table_reads_it() -> None:
 
 def test_run_as_a_script_it_prints_them_as_json() -> None:
     done = subprocess.run(
-        [sys.executable, str(SCRIPTS / "collect_pins.py")],
+        [sys.executable, str(COLLECT / "collect_pins.py")],
         capture_output=True,
         text=True,
         check=True,

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .action_sandbox import ActionSandbox
+from ..action_sandbox import ActionSandbox
 from .collect_modules import module
 from .collect_sandbox import CollectRig
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .action_sandbox import ActionSandbox
+from ..action_sandbox import ActionSandbox
 from .collect_in_process import InProcess, in_process
 from .collect_modules import module
 
