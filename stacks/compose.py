@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from components.host.compat import Report
+from components.host.config.compat import Report
 from stacks.config import ConfigError, StackConfig
 from stacks.config.param_problems import ParamCheck
 from stacks.config.recipe import compatibility, compatibility_problems, prepare_platform

@@ -32,7 +32,26 @@ ALLOWED: dict[str, set[str]] = {
         "core",
     },
     "policy": {"core"},
-    "components": {"recipes", "policy", "core"},
+    "components": {
+        "components.host",
+        "components.host.config",
+        "components.host.params",
+        "recipes",
+        "policy",
+        "core",
+    },
+    # components/host on three floors: step parameters, then the stack's host config, then
+    # the steps' rendering, chaining and resources
+    "components.host.params": {"components", "core"},
+    "components.host.config": {"components.host.params", "components", "core"},
+    "components.host": {
+        "components.host.config",
+        "components.host.params",
+        "components",
+        "recipes",
+        "policy",
+        "core",
+    },
     # the platform (components/platform/), its packages lowest first
     "components.platform.chainsaw": {"core"},
     "components.platform.releases": {"recipes", "core"},
@@ -53,7 +72,13 @@ ALLOWED: dict[str, set[str]] = {
         "core",
     },
     "stacks": set(),
-    "stacks.config": {"components", "recipes", "policy", "core"},
+    "stacks.config": {
+        "components.host.config",
+        "components",
+        "recipes",
+        "policy",
+        "core",
+    },
     "stacks.outputs": {"stacks.config", "components", "core"},
     "stacks.contracts": {"stacks.outputs", "stacks.config", "components", "core"},
     "stacks.context": {"stacks.outputs", "stacks.config", "components", "core"},
@@ -64,12 +89,22 @@ ALLOWED: dict[str, set[str]] = {
         "stacks.outputs",
         "stacks.facts",
         "stacks.config",
+        "components.host",
+        "components.host.config",
+        "components.host.params",
         "components",
         "recipes",
         "policy",
         "core",
     },
-    "stacks.compose": {"stacks.layers", "stacks.context", "stacks.config", "components", "core"},
+    "stacks.compose": {
+        "stacks.layers",
+        "stacks.context",
+        "stacks.config",
+        "components.host.config",
+        "components",
+        "core",
+    },
     "stacks.program": {"stacks.compose", "stacks.context", "stacks.config", "core"},
     # the offline engine's rooms, lowest first; each imports only rooms before it
     "stacks.offline.engine": {"core"},
@@ -322,3 +357,79 @@ def test_no_production_module_is_longer_than_the_limit() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert long == {}, f"split these by concept: {long}"
+
+
+MAX_FOLDER_MODULES = 15
+"""A folder with more modules than this (its `__init__.py` not counted) holds more than one
+concept a newcomer can see at a glance: give each concept its own package (issue #43)."""
+
+
+def test_no_production_folder_holds_more_modules_than_the_limit() -> None:
+    folders: dict[str, int] = {}
+    for path in production_modules():
+        if path.name != "__init__.py":
+            folder = str(path.parent.relative_to(REPO))
+            folders[folder] = folders.get(folder, 0) + 1
+    assert len(folders) > 20  # the walk found the program's folders
+    crowded = {folder: n for folder, n in folders.items() if n > MAX_FOLDER_MODULES}
+    assert crowded == {}, f"split these by concept: {crowded}"
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each production module and the production modules it imports, every import counted
+    (under `if TYPE_CHECKING:` and inside functions too)."""
+    graph: dict[str, set[str]] = {module_name(p): set() for p in sources()}
+    for path in sources():
+        graph[module_name(path)] |= {name for _, name, _ in imports(path) if name in graph}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of `graph`: its strongly connected parts of two or more modules,
+    and modules that import themselves (Tarjan's algorithm), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for other in sorted(graph[module]):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in on_stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            part: list[str] = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                part.append(top)
+                if top == module:
+                    break
+            if len(part) > 1 or module in graph[module]:
+                found.append(sorted(part))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
+def test_no_production_modules_import_each_other_in_a_circle() -> None:
+    graph = import_graph()
+    assert len(graph) > 100 and sum(map(len, graph.values())) > 100
+    assert circles(graph) == []
+
+
+def test_a_circle_is_found_however_long_and_a_line_is_not() -> None:
+    """The check itself, on small graphs: a three-module circle, a module importing
+    itself, and a chain with a shared lower module (no circle)."""
+    three = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(three) == [["a", "b", "c"]]
+    assert circles({"a": {"a"}, "b": set()}) == [["a"]]
+    assert circles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []

@@ -121,7 +121,7 @@ EXEMPT: dict[tuple[str, str], str] = {
     (".github/actions/gpu-cluster/scripts/configure.py", "json.loads"): (
         "stack.json the step itself wrote"
     ),
-    (".github/actions/gpu-cluster/scripts/collect_run.py", "json.loads"): (
+    (".github/actions/gpu-cluster/scripts/collect/collect_run.py", "json.loads"): (
         "the diagnostics collector (stdlib only: it also runs on a self-managed host without "
         "the program): kubectl's, helm's and pulumi's JSON answers and the action's own "
         "plan.json and versions.json, each at most 64 MiB; one that does not parse is a "

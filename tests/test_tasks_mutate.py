@@ -18,13 +18,13 @@ CRITICAL = {
         f"components/host/{name}.py"
         for name in (
             "chain",
-            "compat",
-            "params",
-            "step",
-            "bootstrap_params",
-            "runner_params",
-            "cluster_params",
-            "ssh_keys",
+            "config/compat",
+            "params/by_step",
+            "params/step",
+            "params/bootstrap",
+            "params/runner",
+            "params/cluster",
+            "params/ssh_keys",
         )
     ),
     "recipes/resolution/resolver.py",

@@ -21,7 +21,7 @@ from components.arc.k8s_types import K8sName
 from components.arc.oke_config import OkeConfig
 from components.arc.scale_set_config import ScaleSet, VmLauncherScaleSet
 from components.config_base import CREDENTIAL_FILE, ConfigModel, StackReferenceName
-from components.host.runner_config import GithubAppConfig
+from components.host.config.runner import GithubAppConfig
 
 
 class ArcClusterConfig(ConfigModel):

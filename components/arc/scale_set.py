@@ -36,7 +36,7 @@ from components.arc.scale_set_values import (
     scale_set_values,
 )
 from components.base import MANAGED_LABELS, ComponentArgs, PulumiInput, child, upstream
-from components.host.runner_config import GithubAppConfig
+from components.host.config.runner import GithubAppConfig
 from components.observability.metrics import listener_metrics_values
 from core import yaml_text
 

@@ -34,8 +34,8 @@ from components.arc.launcher_config import (
 )
 from components.arc.pod_config import Resources, Toleration
 from components.config_base import ConfigModel, GithubUrl, Ocid
-from components.host.runner_config import RUNNER_LABEL
-from components.host.runner_params import check_runner_group
+from components.host.config.runner import RUNNER_LABEL
+from components.host.params.runner import check_runner_group
 from components.oci.vm_config import SHAPE_NAME
 
 _SCALE_SET_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,43}[a-z0-9])?$")

@@ -43,14 +43,14 @@ from components.base import ComponentArgs, InputError, PulumiInput, child, upstr
 from components.cluster.cluster_config import NvkindClusterSpec
 from components.cluster.kind_config import render_kind_config
 from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep, chained
-from components.host.cluster_params import (
+from components.host.params.cluster import (
     ClusterKubeconfigParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
 )
+from components.host.params.step import Step
 from components.host.render import render_script
 from components.host.result import StepResultError, parse_result
-from components.host.step import Step
 from components.host.step_command import step_command
 
 

@@ -18,9 +18,9 @@ from pydantic import Field
 from components.base import ComponentArgs, child, upstream
 from components.cluster.nvkind import NvkindCluster
 from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep, chained
-from components.host.cluster_params import ClusterReadyParams
+from components.host.params.cluster import ClusterReadyParams
+from components.host.params.step import Step
 from components.host.render import render_script
-from components.host.step import Step
 from components.host.step_command import step_command
 
 DEFAULT_TIMEOUT_SECONDS = 600

@@ -22,7 +22,9 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
-from components.host.bootstrap_params import (
+from components.host.config.host import HostConfig
+from components.host.config.versions import HostVersions, ToolPin
+from components.host.params.bootstrap import (
     AuthorizedKeysParams,
     CloudInitParams,
     ContainerToolkitParams,
@@ -33,10 +35,8 @@ from components.host.bootstrap_params import (
     ToolsParams,
     VerifyParams,
 )
-from components.host.host_config import HostConfig
+from components.host.params.step import Step, StepParams
 from components.host.render import render_script
-from components.host.step import Step, StepParams
-from components.host.versions_config import HostVersions, ToolPin
 from components.pins import PINS, Arch, Artifact, Pins
 
 REBOOT_WAIT = "reboot-wait"

@@ -29,13 +29,13 @@ from pydantic import SecretStr
 
 from components.base import ComponentArgs, PulumiInput, child, upstream
 from components.host.chain import RUN_STDIN_SCRIPT, PlannedStep
-from components.host.render import render_script
-from components.host.runner_params import (
+from components.host.params.runner import (
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
 )
-from components.host.step import Step
+from components.host.params.step import Step
+from components.host.render import render_script
 from components.host.step_command import step_command
 
 

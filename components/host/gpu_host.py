@@ -17,8 +17,8 @@ import pulumi
 
 from components.base import ComponentArgs, InputError, PulumiInput, child, upstream
 from components.host.chain import REBOOT_WAIT, PlannedStep
+from components.host.params.step import Step
 from components.host.result import StepResult, StepResultError, parse_result
-from components.host.step import Step
 from components.host.step_command import step_command
 
 REBOOT_DOWN_TIMEOUT = 300

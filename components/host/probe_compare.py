@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from components.host.bootstrap_params import ContainerToolkitParams
+from components.host.params.bootstrap import ContainerToolkitParams
 from components.pins import PINS, Pins
 from core import read_json
 from core.errors import GpuCiError

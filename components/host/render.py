@@ -19,8 +19,8 @@ from importlib import resources
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from components.host.params import PARAMS_BY_STEP
-from components.host.step import Step, StepParams
+from components.host.params.by_step import PARAMS_BY_STEP
+from components.host.params.step import Step, StepParams
 from core.errors import GpuCiError
 
 SHEBANG = "#!/usr/bin/env bash"

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from components.arc.pod_spec import Placement
 from components.base import MANAGED_LABELS
-from components.host.runner_config import GithubAppConfig
+from components.host.config.runner import GithubAppConfig
 from components.observability.metrics import QUEUE_BUCKETS
 from components.observability.queue_exporter.__main__ import DEFAULT_PORT
 from components.observability.queue_time_config import QueueTimeConfig

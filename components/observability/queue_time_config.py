@@ -17,7 +17,7 @@ import re
 from pydantic import Field, field_validator
 
 from components.config_base import ConfigModel
-from components.host.runner_params import github_scope
+from components.host.params.runner import github_scope
 from components.observability.durations import duration
 
 _REPOSITORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")

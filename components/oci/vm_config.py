@@ -15,7 +15,7 @@ from pydantic import (
 )
 
 from components.config_base import ConfigModel, Ocid
-from components.host.ssh_keys import check_ssh_public_key
+from components.host.params.ssh_keys import check_ssh_public_key
 from components.oci.shapes import GPU_SHAPES
 from core.errors import did_you_mean
 

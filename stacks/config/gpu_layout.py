@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from components.cluster.cluster_config import NvkindClusterSpec
-from components.host.host_config import HostConfig, OciVmHost
+from components.host.config.host import HostConfig, OciVmHost
 from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
 from stacks.config.problems import KeyedError

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from components.host.compat import RULES, Report, Rule, check
-from components.host.versions_config import combination
+from components.host.config.compat import RULES, Report, Rule, check
+from components.host.config.versions import combination
 from components.oci.shapes import GPU_SHAPES
 from components.oci.vm_config import VmCapacityConfig
 from components.platform.chart_values.lookup import set_problems
@@ -253,7 +253,7 @@ def compatibility(
     cfg: StackConfig, prepared: PreparedPlatform, rules: tuple[Rule, ...] = RULES
 ) -> Report | None:
     """The host and the GPU software the recipe puts on its cluster, checked together by
-    the compatibility rules (`components/host/compat.py`); None unless this stack has the
+    the compatibility rules (`components/host/config/compat.py`); None unless this stack has the
     host, the cluster and the platform (a platform on another stack's cluster cannot know
     that host)."""
     host = cfg.host

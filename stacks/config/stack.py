@@ -16,8 +16,8 @@ from pydantic import Field, ValidationInfo, field_validator
 from components.cluster.api_server import kubeconfig_server
 from components.cluster.cluster_config import NvkindClusterSpec
 from components.cluster.errors import ClusterSpecError
-from components.host.host_config import HostConfig
-from components.host.runner_config import RunnerConfig
+from components.host.config.host import HostConfig
+from components.host.config.runner import RunnerConfig
 from components.observability.observability_config import ObservabilityConfig
 from components.observability.queue_time_config import runner_repository
 from components.oci.shapes import GPU_SHAPES

@@ -14,8 +14,8 @@ from typing import TypeVar
 
 from components.arc.capacity_config import ArcConfig
 from components.cluster.cluster_config import NvkindClusterSpec
-from components.host.host_config import HostConfig, LocalHost, OciVmHost, SshHost
-from components.host.runner_config import RunnerConfig
+from components.host.config.host import HostConfig, LocalHost, OciVmHost, SshHost
+from components.host.config.runner import RunnerConfig
 from components.observability.observability_config import ObservabilityConfig
 from components.oci.network_config import NetworkConfig
 from components.oci.vm_config import VmCapacityConfig

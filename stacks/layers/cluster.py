@@ -15,14 +15,14 @@ import pulumi
 from components.cluster.nvkind import NvkindCluster, NvkindClusterArgs, cluster_params
 from components.cluster.ready import ClusterReady, ClusterReadyArgs
 from components.host.chain import PlannedStep
-from components.host.cluster_params import (
+from components.host.params.cluster import (
     ClusterKubeconfigParams,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
 )
+from components.host.params.step import Step
 from components.host.render import render_script
-from components.host.step import Step
 from components.platform.checks.gpu_count import GpuExpectation
 from stacks.config.param_keys import CLUSTER_KEYS
 from stacks.config.param_problems import ParamCheck

@@ -16,22 +16,22 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from components.host.chain import PlannedStep, authorized_keys_step, bootstrap_steps, host_pins
-from components.host.compat import Report, check
+from components.host.config.compat import Report, check
+from components.host.config.host import HostConfig, SshHost
+from components.host.config.runner import RunnerConfig
+from components.host.config.versions import combination
 from components.host.connection import ssh_connection, ssh_proxy
 from components.host.github_runner import GithubRunner, GithubRunnerArgs, runner_steps
 from components.host.gpu_host import GpuHost, GpuHostArgs
-from components.host.host_config import HostConfig, SshHost
-from components.host.render import render_script
-from components.host.runner_config import RunnerConfig
-from components.host.runner_params import (
+from components.host.params.runner import (
     RUNNER_NAME_MAX,
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
     shape_runner_label,
 )
-from components.host.step import Step
-from components.host.versions_config import combination
+from components.host.params.step import Step
+from components.host.render import render_script
 from components.oci.shapes import GPU_SHAPES
 from stacks.config.param_keys import AUTHORIZED_KEYS, HOST_KEYS, RUNNER_KEYS
 from stacks.config.param_problems import ParamCheck, ParamKeys

@@ -28,6 +28,8 @@ from .runner_commands import file_entries
 REPO = Path(__file__).resolve().parents[2]
 ACTION = REPO / ".github" / "actions" / "gpu-cluster"
 SCRIPTS = ACTION / "scripts"
+COLLECT = SCRIPTS / "collect"
+"""The diagnostics collector's modules (the collect step runs collect.py there)."""
 PULUMI_STUB = Path(__file__).with_name("pulumi_stub.bash")
 VERSION = "3.272.0"
 ARCH = {"x86_64": "x64", "aarch64": "arm64", "arm64": "arm64"}[platform.machine().lower()]

@@ -3,10 +3,11 @@
 configure.py is a script beside the action, not a package module: run as a script, its
 folder goes first on sys.path and it imports the modules it is split into by their bare
 names (`from given_inputs import ...`). Here each of them is imported by that bare name
-too (`load_script`), by a finder for the scripts' folder, but runs under the dotted name
-of its path from the repository root (`.github.actions.gpu-cluster.scripts.configure`):
-the name mutmut gives its mutants, so that `python3 tasks.py mutate` reaches them in
-this process (its trampolines switch on the function's `__module__`). `Job` gives the
+too (`load_script`), by a finder for its folder (the collector's modules have their own,
+`scripts/collect/`), but runs under the dotted name of its path from the repository root
+(`.github.actions.gpu-cluster.scripts.configure`): the name mutmut gives its mutants, so
+that `python3 tasks.py mutate` reaches them in this process (its trampolines switch on the
+function's `__module__`). `Job` gives the
 step what the prepare step and action.yml give it in a job (the folder with `env`, the
 INPUT_* variables, GITHUB_OUTPUT) and runs `configure(work)`, which plans the stack with
 the program's CLI as in a job, catching its `sys.exit`.
@@ -32,9 +33,9 @@ from .action_sandbox import DEFAULT_INPUTS, REPO, SCRIPTS
 STACK = "gpu-cluster-kind"
 
 
-def dotted_name(name: str) -> str:
+def dotted_name(file: Path) -> str:
     """A script's module name as mutmut gives it: its path from the root, dotted."""
-    return ".".join((SCRIPTS / name).relative_to(REPO).parts)
+    return ".".join(file.relative_to(REPO).with_suffix("").parts)
 
 
 class _Loader(importlib.machinery.SourceFileLoader):
@@ -44,18 +45,21 @@ class _Loader(importlib.machinery.SourceFileLoader):
     def exec_module(self, module: ModuleType) -> None:
         code = self.get_code(self.name)
         assert code is not None
-        module.__name__ = dotted_name(self.name)
+        module.__name__ = dotted_name(Path(self.path))
         sys.modules[module.__name__] = module
         exec(code, module.__dict__)
 
 
 class _ScriptFinder(importlib.abc.MetaPathFinder):
-    """The action's scripts by their bare names, as they import one another."""
+    """The action's scripts of one folder by their bare names, as they import one another."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        file = SCRIPTS / f"{fullname}.py"
+        file = self.folder / f"{fullname}.py"
         if "." in fullname or not file.is_file():
             return None
         return importlib.util.spec_from_file_location(
@@ -63,10 +67,11 @@ class _ScriptFinder(importlib.abc.MetaPathFinder):
         )
 
 
-def load_script(name: str) -> ModuleType:
-    """The action's module `name` (`configure`, `input_origins`, ...) from its scripts."""
-    if not any(isinstance(finder, _ScriptFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _ScriptFinder())
+def load_script(name: str, folder: Path = SCRIPTS) -> ModuleType:
+    """The action's module `name` (`configure`, `input_origins`, ...) from its scripts (or
+    from another of its folders)."""
+    if not any(isinstance(f, _ScriptFinder) and f.folder == folder for f in sys.meta_path):
+        sys.meta_path.insert(0, _ScriptFinder(folder))
     return importlib.import_module(name)
 
 

@@ -20,7 +20,7 @@ import yaml
 
 from tests.workflows.github_tools import actionlint, load_github_yaml
 
-from .action_sandbox import ACTION, REPO, SCRIPTS
+from .action_sandbox import ACTION, COLLECT, REPO, SCRIPTS
 
 ACTION_YML = ACTION / "action.yml"
 EXAMPLE = REPO / "examples" / "kubeflow-trainer-gpu-e2e.yaml"
@@ -155,7 +155,7 @@ COLLECT_OUTPUTS = ("bundle", "bundle-dir", "first-failure")
 def test_every_output_is_one_the_up_or_collect_step_writes() -> None:
     action = load_github_yaml(ACTION_YML)
     written = (SCRIPTS / "outputs.py").read_text()
-    collected = (SCRIPTS / "collect.py").read_text()
+    collected = (COLLECT / "collect.py").read_text()
     for name, spec in action["outputs"].items():
         step = "collect" if name in COLLECT_OUTPUTS else "up"
         assert spec["value"] == f"${{{{ steps.{step}.outputs.{name} }}}}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from .action_sandbox import PULUMI_STUB, SCRIPTS
-from .collect_sandbox import STUB as COLLECT_STUB
+from .collect.collect_sandbox import STUB as COLLECT_STUB
 
 SHELLCHECK = Path(sys.executable).with_name("shellcheck")
 FILES = [*sorted(SCRIPTS.glob("*.sh")), PULUMI_STUB, COLLECT_STUB]

@@ -289,7 +289,7 @@ ROWS = [
         "not an OCI OCID (ocid1.<type>.<realm>.[region].<unique id>) [given: "
         "'ocid1.image.oc1.iad.aaaaaaaatestimage\\n']",
     ),
-    # -- components/host/host_config.py, versions_config.py: addresses, host keys, versions
+    # -- components/host/config/host.py, config/versions.py: addresses, host keys, versions
     Row(
         "gpu-ci:host.address",
         SSH,
@@ -442,7 +442,7 @@ ROWS = [
         "gpu-ci:host.versions.helm.sha256: String should match pattern '^[0-9a-f]{64}$' [given: "
         "'ababababababababababababababababababababa...abababababab\\n']",
     ),
-    # -- components/host/runner_config.py: runner labels (also ARC scale-set names)
+    # -- components/host/config/runner.py: runner labels (also ARC scale-set names)
     Row(
         "gpu-ci:runner.labels[0]",
         RUNNER,

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from components.host.bootstrap_params import (
+from components.host.params.bootstrap import (
     ContainerToolkitParams,
     DockerParams,
     InotifyParams,
     ToolkitConfigParams,
 )
-from components.host.cluster_params import NvkindClusterDeleteParams
-from components.host.runner_params import GithubRunnerRemoveParams
-from components.host.step import Step, StepParams
+from components.host.params.cluster import NvkindClusterDeleteParams
+from components.host.params.runner import GithubRunnerRemoveParams
+from components.host.params.step import Step, StepParams
 from stacks.offline.engine.records import Registration
 from stacks.offline.plan import plan_run
 from tests.components.host.github import API, RUNNER_ID, install, needs_jq, run_loop, serve_github

@@ -20,8 +20,8 @@ import pytest
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from components.host.params import PARAMS_BY_STEP
-from components.host.runner_params import GithubRunnerParams
+from components.host.params.by_step import PARAMS_BY_STEP
+from components.host.params.runner import GithubRunnerParams
 from stacks.config.param_keys import MODEL_KEYS
 from stacks.offline.engine.records import Registration
 from stacks.offline.plan import REPO, plan_run
@@ -323,7 +323,7 @@ def test_a_github_name_github_refuses_is_refused_at_the_url(
     ["https://github.com/a", "https://github.com/kubeflow/.github", "https://github.com/o/..x"],
 )
 def test_the_names_github_takes_still_pass(url: str) -> None:
-    from components.host.runner_config import RunnerConfig
+    from components.host.config.runner import RunnerConfig
 
     app = {"appId": 1, "installationId": 1, "privateKey": "offline-placeholder:k"}
     assert RunnerConfig.model_validate({"url": url, "githubApp": app}).url == url

@@ -26,8 +26,8 @@ from pydantic import BaseModel, SecretStr
 from components.arc.capacity_config import ArcClusterConfig
 from components.arc.launcher_config import OciApiCredentials
 from components.arc.scale_set_config import ScaleSet
-from components.host.host_config import HostConfig
-from components.host.runner_config import GithubAppConfig, RunnerConfig
+from components.host.config.host import HostConfig
+from components.host.config.runner import GithubAppConfig, RunnerConfig
 from components.oci.network_config import NetworkConfig
 from components.oci.vm_config import VmCapacityConfig
 from core.errors import GpuCiError

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from components.cluster.cluster_config import NvkindClusterSpec
-from components.host.runner_params import shape_runner_label
+from components.host.params.runner import shape_runner_label
 from components.oci.shapes import GPU_SHAPES
 from tests.workflows.adopter_docs import (
     ACTIONLINT_CONFIG,

@@ -19,12 +19,12 @@ _CONFIG_TESTS = (
 # left out of their selection for speed (problems.py alone has 448 mutants).
 _CONFIG_UNIT_TESTS = ("tests/stacks/config", "tests/components/arc/test_arc_config.py")
 _HOST_PARAM_TESTS = (
-    "tests/components/host/test_github_runner_params.py",
+    "tests/components/host/params/test_github_runner_params.py",
     "tests/components/host/test_render.py",
     "tests/components/host/test_step_authorized_keys.py",
-    "tests/components/host/test_params.py",
-    "tests/components/host/test_ssh_keys.py",
-    "tests/components/host/test_host_params_mutants.py",
+    "tests/components/host/params/test_params.py",
+    "tests/components/host/params/test_ssh_keys.py",
+    "tests/components/host/params/test_host_params_mutants.py",
     "tests/hardening/test_hardening_late_validation.py",
 )
 _POLICY_TESTS = (
@@ -64,17 +64,17 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/host/test_reboot_wait.py",
         "tests/components/host/test_chain_mutants.py",
     ),
-    "components/host/compat.py": (
-        "tests/components/host/test_compat.py",
-        "tests/components/host/test_compat_mutants.py",
+    "components/host/config/compat.py": (
+        "tests/components/host/config/test_compat.py",
+        "tests/components/host/config/test_compat_mutants.py",
         "tests/stacks/config/test_host_versions.py",
     ),
-    "components/host/params.py": _HOST_PARAM_TESTS,
-    "components/host/step.py": _HOST_PARAM_TESTS,
-    "components/host/bootstrap_params.py": _HOST_PARAM_TESTS,
-    "components/host/runner_params.py": _HOST_PARAM_TESTS,
-    "components/host/cluster_params.py": _HOST_PARAM_TESTS,
-    "components/host/ssh_keys.py": _HOST_PARAM_TESTS,
+    "components/host/params/by_step.py": _HOST_PARAM_TESTS,
+    "components/host/params/step.py": _HOST_PARAM_TESTS,
+    "components/host/params/bootstrap.py": _HOST_PARAM_TESTS,
+    "components/host/params/runner.py": _HOST_PARAM_TESTS,
+    "components/host/params/cluster.py": _HOST_PARAM_TESTS,
+    "components/host/params/ssh_keys.py": _HOST_PARAM_TESTS,
     "recipes/resolution/resolver.py": (
         "tests/recipes/resolution/test_recipe_semantics.py",
         "tests/recipes/resolution/test_resolver_mutants.py",
@@ -236,9 +236,8 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/stacks/offline/state/test_state_snapshot_behaviour.py",
     ),
     "stacks/offline/state/diff.py": ("tests/stacks/offline/state/test_state_diff_behaviour.py",),
-    # Issue 44: the queue-time exporter and the host probe.
-    # The exporter's modules are imported by their dotted path (queue_harness.py), the name
-    # mutmut gives their mutants; each against its own unit tests and the fault runs.
+    # Issue 44: the queue-time exporter, imported by the dotted path mutmut names its modules
+    # by (queue_harness.py), each against its own unit tests and the fault runs; the host probe.
     "components/observability/queue_exporter/poller.py": (
         "tests/components/observability/test_queue_poller.py",
         "tests/components/observability/test_queue_exporter_faults.py",
@@ -265,35 +264,39 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/components/host/test_host_probe.py",
         "tests/components/host/test_probe_compare.py",
     ),
-    # Issue 44: the gpu-cluster action's collector and the package inputs.
-    # The collector's modules, loaded by the dotted path mutmut names them by as the
-    # configure step's are (tests/action/collect_modules.py).
-    ".github/actions/gpu-cluster/scripts/collect_redact.py": (
-        "tests/action/test_collect_redact.py",
-        "tests/action/test_collect_summary.py",
+    # Issue 44: the action's collector, loaded by the dotted path mutmut names its modules by
+    # (tests/action/collect/collect_modules.py), and the package inputs.
+    ".github/actions/gpu-cluster/scripts/collect/collect_redact.py": (
+        "tests/action/collect/test_collect_redact.py",
+        "tests/action/collect/test_collect_summary.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_bundle.py": (
-        "tests/action/test_collect_bundle.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_bundle.py": (
+        "tests/action/collect/test_collect_bundle.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_run.py": ("tests/action/test_collect_run.py",),
-    ".github/actions/gpu-cluster/scripts/collect_summary.py": (
-        "tests/action/test_collect_summary_page.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_run.py": (
+        "tests/action/collect/test_collect_run.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_pins.py": ("tests/action/test_collect_pins.py",),
-    ".github/actions/gpu-cluster/scripts/collect_versions.py": (
-        "tests/action/test_collect_versions.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_summary.py": (
+        "tests/action/collect/test_collect_summary_page.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect_host.py": ("tests/action/test_collect_host.py",),
-    ".github/actions/gpu-cluster/scripts/collect_cluster.py": (
-        "tests/action/test_collect_cluster.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_pins.py": (
+        "tests/action/collect/test_collect_pins.py",
     ),
-    ".github/actions/gpu-cluster/scripts/collect.py": (
-        "tests/action/test_collect_main.py",
-        "tests/action/test_collect_sources.py",
-        "tests/action/test_collect_inputs.py",
+    ".github/actions/gpu-cluster/scripts/collect/collect_versions.py": (
+        "tests/action/collect/test_collect_versions.py",
     ),
-    # TypedDicts only (class bodies, which mutmut 3 does not mutate): no mutants; the tests
-    # that read them are the schema's.
+    ".github/actions/gpu-cluster/scripts/collect/collect_host.py": (
+        "tests/action/collect/test_collect_host.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect/collect_cluster.py": (
+        "tests/action/collect/test_collect_cluster.py",
+    ),
+    ".github/actions/gpu-cluster/scripts/collect/collect.py": (
+        "tests/action/collect/test_collect_main.py",
+        "tests/action/collect/test_collect_sources.py",
+        "tests/action/collect/test_collect_inputs.py",
+    ),
+    # TypedDicts only (class bodies, which mutmut 3 does not mutate): no mutants.
     "gpu_ci_package/inputs.py": ("tests/gpu_ci_package/test_schema.py",),
     "gpu_ci_package/arc_inputs.py": ("tests/gpu_ci_package/test_schema.py",),
     # Issue 44: the chart checks (stacks/offline/charts/).

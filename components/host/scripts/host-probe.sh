@@ -18,7 +18,7 @@ export LC_ALL=C
 
 readonly BINDIR="${1:-/usr/local/bin}"
 readonly STATEDIR="${2:-/var/lib/gpu-ci/tools}"
-# components/host/bootstrap_params.py ContainerToolkitParams.toolkit_packages
+# components/host/params/bootstrap.py ContainerToolkitParams.toolkit_packages
 readonly TOOLKIT_PACKAGES=(nvidia-container-toolkit nvidia-container-toolkit-base
   libnvidia-container-tools libnvidia-container1)
 

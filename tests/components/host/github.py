@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from components.host.runner_params import GithubRunnerParams
-from components.host.step import Step
+from components.host.params.runner import GithubRunnerParams
+from components.host.params.step import Step
 from components.pins import PINS
 
 from .sandbox import Run, Sandbox

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from components.cluster.kind_config import render_kind_config
-from components.host.cluster_params import NvkindClusterParams
+from components.host.params.cluster import NvkindClusterParams
+from components.host.params.step import Step
 from components.host.render import render_script
-from components.host.step import Step
 from tests.components.cluster.cluster_helpers import cluster_spec
 
 from .sandbox import Run, Sandbox

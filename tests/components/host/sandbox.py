@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from components.host.params.step import RootedParams, Step, StepParams
 from components.host.render import render_script
 from components.host.result import StepResult, parse_result
-from components.host.step import RootedParams, Step, StepParams
 
 STUB = Path(__file__).with_name("stub.bash")
 

@@ -20,7 +20,7 @@ from components.host.chain import (
     chained,
     host_pins,
 )
-from components.host.host_config import LocalHost
+from components.host.config.host import LocalHost
 from components.pins import PINS
 
 SHA_A, SHA_B = "ab" * 32, "cd" * 32

@@ -25,7 +25,7 @@ from components.host.chain import (
     reboot_wait_source,
     tools_params,
 )
-from components.host.host_config import HostConfig
+from components.host.config.host import HostConfig
 from components.pins import PINS
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f ci"

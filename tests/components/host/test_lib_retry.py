@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.host.bootstrap_params import InotifyParams, NvidiaDriverParams, ToolsParams
-from components.host.step import Step
+from components.host.params.bootstrap import InotifyParams, NvidiaDriverParams, ToolsParams
+from components.host.params.step import Step
 
 from .sandbox import Sandbox
 

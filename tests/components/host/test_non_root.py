@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from components.host.bootstrap_params import InotifyParams
-from components.host.step import Step
+from components.host.params.bootstrap import InotifyParams
+from components.host.params.step import Step
 
 from .sandbox import Sandbox
 

@@ -9,20 +9,22 @@ import pytest
 from pydantic import SecretStr
 
 from components.cluster.kind_config import render_kind_config
-from components.host.bootstrap_params import (
+from components.host.params.bootstrap import (
     AuthorizedKeysParams,
     DockerParams,
     InotifyParams,
     ToolsParams,
     VerifyParams,
 )
-from components.host.cluster_params import (
+from components.host.params.by_step import PARAMS_BY_STEP
+from components.host.params.cluster import (
     ClusterKubeconfigParams,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
 )
-from components.host.params import PARAMS_BY_STEP
+from components.host.params.runner import GithubRunnerParams
+from components.host.params.step import Step
 from components.host.render import (
     SHEBANG,
     SecretInScriptError,
@@ -32,8 +34,6 @@ from components.host.render import (
     script_sha256,
     script_source,
 )
-from components.host.runner_params import GithubRunnerParams
-from components.host.step import Step
 from core.errors import GpuCiError
 from tests.components.cluster.cluster_helpers import cluster_spec
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from components.cluster.kind_config import render_kind_config
-from components.host.bootstrap_params import (
+from components.host.params.bootstrap import (
     AuthorizedKeysParams,
     ContainerToolkitParams,
     DockerParams,
@@ -20,19 +20,19 @@ from components.host.bootstrap_params import (
     ToolsParams,
     VerifyParams,
 )
-from components.host.cluster_params import (
+from components.host.params.cluster import (
     ClusterKubeconfigParams,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
 )
-from components.host.render import render_script
-from components.host.runner_params import (
+from components.host.params.runner import (
     GithubAppKeyParams,
     GithubRunnerParams,
     GithubRunnerRemoveParams,
 )
-from components.host.step import Step, StepParams
+from components.host.params.step import Step, StepParams
+from components.host.render import render_script
 from tests.components.cluster.cluster_helpers import cluster_spec
 
 SHELLCHECK = Path(sys.executable).with_name("shellcheck")

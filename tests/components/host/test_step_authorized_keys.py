@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.host.bootstrap_params import AuthorizedKeysParams
-from components.host.params import PARAMS_BY_STEP
-from components.host.ssh_keys import SSH_KEY_TYPES, check_ssh_public_key
-from components.host.step import Step
+from components.host.params.bootstrap import AuthorizedKeysParams
+from components.host.params.by_step import PARAMS_BY_STEP
+from components.host.params.ssh_keys import SSH_KEY_TYPES, check_ssh_public_key
+from components.host.params.step import Step
 
 from .sandbox import Run, Sandbox
 

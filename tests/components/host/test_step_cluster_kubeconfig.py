@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from components.cluster.kind_config import render_kind_config
-from components.host.cluster_params import ClusterKubeconfigParams, NvkindClusterParams
+from components.host.params.cluster import ClusterKubeconfigParams, NvkindClusterParams
+from components.host.params.step import Step
 from components.host.render import render_script
-from components.host.step import Step
 from tests.components.cluster.cluster_helpers import cluster_spec
 
 from .sandbox import Run, Sandbox

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.host.cluster_params import ClusterReadyParams
-from components.host.step import Step
+from components.host.params.cluster import ClusterReadyParams
+from components.host.params.step import Step
 
 from .sandbox import Run, Sandbox
 

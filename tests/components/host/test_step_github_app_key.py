@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from components.host.runner_params import GithubAppKeyParams
-from components.host.step import Step
+from components.host.params.runner import GithubAppKeyParams
+from components.host.params.step import Step
 
 from .github import APP_KEY, KEY_BODY, OWNER
 from .sandbox import Sandbox

@@ -6,8 +6,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from components.host.runner_params import GithubRunnerParams
-from components.host.step import Step
+from components.host.params.runner import GithubRunnerParams
+from components.host.params.step import Step
 from components.pins import PINS
 
 from .github import LOOP, OWNER, assert_no_secret, ready, runner_tarball

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.host.runner_params import GithubRunnerParams, GithubRunnerRemoveParams
-from components.host.step import Step
+from components.host.params.runner import GithubRunnerParams, GithubRunnerRemoveParams
+from components.host.params.step import Step
 
 from .github import (
     API,

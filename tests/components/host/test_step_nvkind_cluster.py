@@ -12,13 +12,13 @@ from pydantic import ValidationError
 from components.cluster import api_server
 from components.cluster.errors import ClusterSpecError
 from components.cluster.kind_config import render_kind_config
-from components.host.cluster_params import (
+from components.host.params.cluster import (
     API_SERVER_ADDRESS_PLACEHOLDER,
     ClusterReadyParams,
     NvkindClusterDeleteParams,
     NvkindClusterParams,
 )
-from components.host.step import Step
+from components.host.params.step import Step
 from tests.components.cluster.cluster_helpers import cluster_spec
 from tests.oracles.kind_config import bind_api_server_address, parse_kind_config
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from components.host.bootstrap_params import ToolkitConfigParams
-from components.host.step import Step
+from components.host.params.bootstrap import ToolkitConfigParams
+from components.host.params.step import Step
 
 from .sandbox import Sandbox
 

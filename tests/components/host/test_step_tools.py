@@ -6,8 +6,8 @@ import io
 import tarfile
 from pathlib import Path
 
-from components.host.bootstrap_params import ToolsParams
-from components.host.step import Step
+from components.host.params.bootstrap import ToolsParams
+from components.host.params.step import Step
 
 from .sandbox import Sandbox
 

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from components.arc.pod_spec import Placement
-from components.host.runner_config import GithubAppConfig
+from components.host.config.runner import GithubAppConfig
 from components.observability.metrics import QUEUE_BUCKETS
 from components.observability.queue_deploy import (
     PROGRAM,

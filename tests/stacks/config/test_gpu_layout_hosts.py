@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from components.cluster.cluster_config import NvkindClusterSpec
-from components.host.host_config import HostConfig, LocalHost, OciVmHost, SshHost
+from components.host.config.host import HostConfig, LocalHost, OciVmHost, SshHost
 from components.oci.vm_config import VmCapacityConfig
 from stacks.config.gpu_layout import HostGpus, check_layout, host_gpus
 from stacks.config.problems import KeyedError

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from components.cluster.cluster_config import NvkindClusterSpec
-from components.host.host_config import OciVmHost
+from components.host.config.host import OciVmHost
 from components.oci.vm_config import VmCapacityConfig
 from stacks.config.gpu_layout import HostGpus, check_layout, host_gpus, vm_shape_with
 from stacks.config.problems import KeyedError

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from components.host.host_config import LocalHost, OciVmHost, SshHost
+from components.host.config.host import LocalHost, OciVmHost, SshHost
 from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
 from tests.stacks.stack_helpers import flat, vm_stack
 

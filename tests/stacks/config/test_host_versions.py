@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from components.host.bootstrap_params import ContainerToolkitParams
 from components.host.chain import host_pins
+from components.host.params.bootstrap import ContainerToolkitParams
 from components.pins import PINS
 from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
 from tests.stacks.stack_helpers import flat

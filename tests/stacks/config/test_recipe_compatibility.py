@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.host.compat import Predicate, Rule, VersionRange
+from components.host.config.compat import Predicate, Rule, VersionRange
 from stacks.compose import prepare
 from stacks.config import ConfigError, StackConfig, load_config, raw_from_flat
 from stacks.config.recipe import (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from components.host.compat import Finding, Predicate, Report, Rule
+from components.host.config.compat import Finding, Predicate, Report, Rule
 from components.platform.platform_config import PlatformConfig
 from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.config.param_problems import ParamCheck

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.host.runner_config import RunnerConfig
-from components.host.runner_params import GithubAppKeyParams, GithubRunnerParams
+from components.host.config.runner import RunnerConfig
+from components.host.params.runner import GithubAppKeyParams, GithubRunnerParams
 from stacks.config.param_keys import RUNNER_KEYS
 
 APP = {"appId": 1, "installationId": 2, "privateKey": "-----BEGIN RSA PRIVATE KEY-----"}

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components.host.host_config import LocalHost, SshHost
+from components.host.config.host import LocalHost, SshHost
 from stacks.config import StackConfig, load_config, raw_from_flat
 from stacks.config.views import VmHosts, stack_layers
 from stacks.offline.plan import REPO

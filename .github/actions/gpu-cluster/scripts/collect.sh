@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Step collect (`command: collect`, after the job's failed step and before `destroy`, with
 # `if: failure()`): one diagnostics bundle of this job's cluster and its host, before the
-# ephemeral runner takes them away. collect.py does the work (its docstring lists what the
+# ephemeral runner takes them away. collect/collect.py does the work (its docstring lists what the
 # bundle holds); this step hands it what the action knows: the cluster's kind name, the
 # pinned tools the host-tools step installed and their stamps, the kubeconfig, this job's
 # Pulumi state (for the stack's secret outputs, which are redacted), the passphrase (also
@@ -77,7 +77,7 @@ nor python3 on PATH; no bundle was written"
 
 rc=0
 stop_commands  # the collector's lines name pods and repeat their messages: text only
-"$collector" "$here/collect.py" "${args[@]}" || rc=$?
+"$collector" "$here/collect/collect.py" "${args[@]}" || rc=$?
 resume_commands
 [ "$rc" -eq 0 ] && [ -f "$result" ] || die "cannot write the bundle (exit $rc); its cause is above" "$rc"
 

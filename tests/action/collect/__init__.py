@@ -1,0 +1,1 @@
+"""Tests of the collect step and the diagnostics collector it runs (scripts/collect/)."""

@@ -1,0 +1,1 @@
+"""Tests of the host config models and the compatibility model."""

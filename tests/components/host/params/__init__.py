@@ -1,0 +1,1 @@
+"""Tests of the host steps' parameter models and their checks."""
