@@ -38,12 +38,20 @@ class InputsError(GpuCiError, pulumi.RunError):
     A `RunError`, so a Python program prints the message alone; the provider turns it into
     the engine's invalid-inputs error (`gpu_ci_package.provider`)."""
 
-    def __init__(self, component: str, name: str, problems: list[tuple[str, str]]) -> None:
+    def __init__(
+        self, component: str, name: str, problems: list[tuple[str, str]], *, late: bool = False
+    ) -> None:
         self.problems = problems
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
         lines = [f"{component} {name!r}: invalid inputs ({count}):"]
         lines += ["  - " + f"{key}: {message}".replace("\n", "\n    ") for key, message in problems]
-        lines.append("Nothing was created. Fix each input and run again.")
+        # found while registering (the program's last resort): some children may exist
+        done = (
+            "Resources registered before this was found may exist."
+            if late
+            else "Nothing was created."
+        )
+        lines.append(f"{done} Fix each input and run again.")
         super().__init__("\n".join(lines))
 
 
@@ -168,8 +176,8 @@ def register_layers(
         with _root(component):
             return build_graph(config, ctx, secret_keys=inputs.secret_keys)
     except ValidationError as err:  # a model `prepare` does not build (as the program does)
-        late = ConfigError(ctx.stack, unprepared_problems(err, inputs.secret_keys), late=True)
-        raise InputsError(token, name, _problems(late, input_path)) from None
+        late = ConfigError(ctx.stack, unprepared_problems(err, inputs.secret_keys))
+        raise InputsError(token, name, _problems(late, input_path), late=True) from None
 
 
 def context() -> StackContext:

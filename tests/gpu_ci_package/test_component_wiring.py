@@ -215,6 +215,7 @@ def test_a_clusters_inputs_are_refused_at_their_own_names() -> None:
 def test_a_cluster_without_a_platform_may_turn_its_metrics_off() -> None:
     ran = run(lambda: GpuCluster("kind", {"host": LOCAL, "cluster": {}, "metrics": False}))
     assert component(ran, CLUSTER).outputs["clusterName"] == "gpu-ci"
+    assert "gpu-ci:observability:Monitoring" not in {r.type for r in ran.registrations}
 
 
 def test_a_platforms_inputs_are_refused_at_their_own_names() -> None:

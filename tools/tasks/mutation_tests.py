@@ -36,6 +36,7 @@ _POLICY_TESTS = (
 # whole-stack comparisons through the provider take minutes on 2 cores.
 _PACKAGE_COMPONENT_TESTS = (
     "tests/gpu_ci_package/test_component_wiring.py",
+    "tests/gpu_ci_package/test_platform_component.py",
     "tests/gpu_ci_package/test_provider.py",
 )
 MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
@@ -296,7 +297,7 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/action/collect/test_collect_sources.py",
         "tests/action/collect/test_collect_inputs.py",
     ),
-    # TypedDicts only (class bodies, which mutmut 3 does not mutate): no mutants.
+    # TypedDicts only (class bodies): no mutants.
     "gpu_ci_package/inputs.py": ("tests/gpu_ci_package/test_schema.py",),
     "gpu_ci_package/arc_inputs.py": ("tests/gpu_ci_package/test_schema.py",),
     # Issue 44: the chart checks (stacks/offline/charts/).
@@ -338,13 +339,11 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "gpu_ci_package/build.py": (
         "tests/gpu_ci_package/test_build.py",
+        "tests/gpu_ci_package/test_build_late.py",
         *_PACKAGE_COMPONENT_TESTS,
     ),
     "gpu_ci_package/host.py": _PACKAGE_COMPONENT_TESTS,
     "gpu_ci_package/cluster.py": _PACKAGE_COMPONENT_TESTS,
-    "gpu_ci_package/platform.py": (
-        "tests/gpu_ci_package/test_platform_component.py",
-        *_PACKAGE_COMPONENT_TESTS,
-    ),
+    "gpu_ci_package/platform.py": _PACKAGE_COMPONENT_TESTS,
     "gpu_ci_package/arc.py": _PACKAGE_COMPONENT_TESTS,
 }
