@@ -237,10 +237,10 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/stacks/offline/state/test_state_snapshot_behaviour.py",
     ),
     "stacks/offline/state/diff.py": ("tests/stacks/offline/state/test_state_diff_behaviour.py",),
-    # Issue 44: the queue-time exporter, imported by the dotted path mutmut names its modules
-    # by (queue_harness.py), each against its own unit tests and the fault runs; the host probe.
+    # Issue 44: the queue-time exporter (by mutmut's dotted names: queue_harness.py); host probe.
     "components/observability/queue_exporter/poller.py": (
         "tests/components/observability/test_queue_poller.py",
+        "tests/components/observability/test_queue_poller_edges.py",
         "tests/components/observability/test_queue_exporter_faults.py",
     ),
     "components/observability/queue_exporter/jobs.py": (

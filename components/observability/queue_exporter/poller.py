@@ -14,6 +14,7 @@ did are recorded but not observed: another pod may have observed them.
 
 from __future__ import annotations
 
+import math
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -72,7 +73,7 @@ class Poller:
         self.started = now()
         self.blocked_until = 0.0
         self.repositories = settings.repositories
-        self._repos_at = -REPOSITORIES_EVERY_S
+        self._repos_at = -math.inf  # never listed yet: the first poll lists them
         self._f = registry.family
         self._f(
             WAIT,
@@ -109,9 +110,9 @@ class Poller:
             self._inc(ERRORS, (("kind", "state"),))
         self.fresh = self.seen.watermark is None
 
-    def _inc(self, name: str, labels: Labels, by: float = 1.0) -> None:
+    def _inc(self, name: str, labels: Labels) -> None:
         with self.registry.lock:
-            self.registry.families[name].inc(labels, by)
+            self.registry.families[name].inc(labels)
 
     def poll(self) -> bool:
         """One poll; whether it completed. Never raises for GitHub's or the disk's faults."""
