@@ -37,7 +37,8 @@ def reference_exports(stack: str, run: ProgramRun) -> StackExports:
         if not has_unknown(plain):
             outputs[name] = plain
         elif has_secret(value):
-            outputs[name] = f"offline-placeholder:{stack}.{name}:{identities.get(name, '')}"
+            # Unknown only as a resource's output: it has sources, so an identity.
+            outputs[name] = f"offline-placeholder:{stack}.{name}:{identities[name]}"
     return StackExports(
         outputs=outputs,
         secret_names=frozenset(k for k, v in run.exports.items() if has_secret(v)),

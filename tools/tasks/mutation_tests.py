@@ -219,24 +219,13 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/core/test_read_json_file.py",
         "tests/hardening/test_hardening_catalog_files.py",
     ),
-    # Issue 44: the offline engine's deployed-state modules.
-    "stacks/offline/state/standins.py": (
-        "tests/stacks/offline/state/test_state_standins_behaviour.py",
-    ),
-    "stacks/offline/state/synthetic.py": (
-        "tests/stacks/offline/state/test_state_synthetic_behaviour.py",
-    ),
-    "stacks/offline/state/dirs.py": ("tests/stacks/offline/state/test_state_dirs_behaviour.py",),
-    "stacks/offline/state/values.py": (
-        "tests/stacks/offline/state/test_state_values_behaviour.py",
-    ),
-    "stacks/offline/state/export.py": (
-        "tests/stacks/offline/state/test_state_export_behaviour.py",
-    ),
-    "stacks/offline/state/snapshot.py": (
-        "tests/stacks/offline/state/test_state_snapshot_behaviour.py",
-    ),
-    "stacks/offline/state/diff.py": ("tests/stacks/offline/state/test_state_diff_behaviour.py",),
+    # Issue 44: the offline engine's deployed-state modules, each against its behaviour tests.
+    **{
+        f"stacks/offline/state/{name}.py": (
+            f"tests/stacks/offline/state/test_state_{name}_behaviour.py",
+        )
+        for name in ("standins", "synthetic", "dirs", "values", "export", "snapshot", "diff")
+    },
     # Issue 44: the queue-time exporter (by mutmut's dotted names: queue_harness.py); host probe.
     "components/observability/queue_exporter/poller.py": (
         "tests/components/observability/test_queue_poller.py",
@@ -297,9 +286,10 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
         "tests/action/collect/test_collect_sources.py",
         "tests/action/collect/test_collect_inputs.py",
     ),
-    # TypedDicts only (class bodies): no mutants.
+    # TypedDicts and a type alias only (no function bodies): no mutants.
     "gpu_ci_package/inputs.py": ("tests/gpu_ci_package/test_schema.py",),
     "gpu_ci_package/arc_inputs.py": ("tests/gpu_ci_package/test_schema.py",),
+    "stacks/offline/snapshot/shape.py": ("tests/stacks/offline/lifecycle/test_stand_ins.py",),
     # Issue 44: the chart checks (stacks/offline/charts/).
     "stacks/offline/charts/dead_values.py": (
         "tests/stacks/offline/charts/test_chart_dead_value_rule.py",
@@ -316,6 +306,16 @@ MUTATION_TESTS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "stacks/offline/charts/check.py": ("tests/stacks/offline/charts/test_chart_check_stack.py",),
     "stacks/offline/charts/cli.py": ("tests/stacks/offline/charts/test_chart_check_cli_runs.py",),
+    # Issue 44: modules the layout split (#43) made.
+    "components/platform/checks/gpu_count.py": (
+        "tests/components/platform/checks",
+        "tests/components/platform/chainsaw/test_runs.py",  # chainsaw's verdicts on its Test
+    ),
+    "recipes/catalogs/catalog.py": ("tests/recipes/catalogs",),
+    "components/platform/releases/component_plan.py": (
+        "tests/components/platform/releases/test_gpu_sharing.py",
+    ),
+    "stacks/offline/references.py": ("tests/stacks/offline/test_references.py",),
     # Issue 44: the wiring that landed last.
     "core/workflow_text.py": ("tests/core/test_workflow_text.py",),
     "components/platform/releases/device_plugin_config.py": (

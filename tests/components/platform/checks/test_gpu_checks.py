@@ -35,6 +35,7 @@ def test_no_expectation_no_checks() -> None:
 def test_the_count_is_a_chainsaw_check() -> None:
     (count,), _ = gpu_checks(GpuExpectation(2, multi=False, per_node=2), None, COVERS)
     assert count.name == GPU_COUNT_CHECK and count.kind == "chainsaw"
+    assert count.summary == "the nodes advertise 2 nvidia.com/gpu"  # unshared: the GPUs alone
 
 
 def test_a_shared_gpu_counts_its_replicas() -> None:
