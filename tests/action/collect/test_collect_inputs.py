@@ -20,6 +20,7 @@ import pytest
 
 from ..action_sandbox import ActionSandbox
 from .collect_in_process import InProcess, in_process
+from .collect_modules import module
 from .collect_sandbox import CHECKS
 from .collect_stand_ins import (
     JOB,
@@ -193,6 +194,35 @@ def test_a_staging_folder_left_behind_is_removed_through_sudo_when_sudo_is_allow
     assert len(staging) == 1
     said = capsys.readouterr().err.splitlines()
     assert said[0] == (
+        f"gpu-ci step collect: could not remove the raw staging folder {staging[0]}; "
+        "remove it by hand"
+    )
+
+
+def test_a_sudo_rm_that_hangs_is_given_up_on_and_the_folder_named(
+    stands: InProcess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sudo that would remove the folder only after the time allowed is stopped there:
+    the collect still ends well and names the folder for removal by hand."""
+    stands.rig.kind_log("n/pods.log.gz", b"\x1f\x8b\x08\x00")
+    real = os.unlink
+
+    def unlink(path: Any, *, dir_fd: int | None = None) -> None:
+        if os.fspath(path).endswith("pods.log.gz"):
+            raise PermissionError(1, "Operation not permitted", path)  # root's file
+        real(path, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(module("collect"), "SUDO_RM_S", 1)
+    stands.sandbox.bin.joinpath("sudo").unlink()
+    # slow, then the real rm (the sandbox's sleep and rm are stand-ins)
+    a_script(stands.sandbox.bin, "sudo", '/bin/sleep 4\nshift 2\nexec /bin/rm "$@"\n')
+    capsys.readouterr()
+    assert stands.main("--sudo", work=False) == 0
+    staging = [p for p in stands.rig.runner.temp.iterdir() if p.name.startswith(".")]
+    assert len(staging) == 1
+    assert capsys.readouterr().err.splitlines()[0] == (
         f"gpu-ci step collect: could not remove the raw staging folder {staging[0]}; "
         "remove it by hand"
     )

@@ -192,11 +192,20 @@ def collect(args: argparse.Namespace, out: Path, staging: Path) -> Report:
     return report
 
 
+SUDO_RM_S = 60
+"""How long `sudo -n rm` of the staging folder may take before it is left for a person."""
+
+
 def remove(staging: Path, sudo: bool) -> None:
     """The raw staging folder (root's files from kind in it: through sudo if need be)."""
     shutil.rmtree(staging, ignore_errors=True)
     if staging.exists() and sudo and os.geteuid() != 0:
-        subprocess.run(["sudo", "-n", "rm", "-rf", "--", str(staging)], check=False, timeout=60)
+        try:
+            subprocess.run(
+                ["sudo", "-n", "rm", "-rf", "--", str(staging)], check=False, timeout=SUDO_RM_S
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            pass  # named below for removal by hand
     if staging.exists():
         say(f"could not remove the raw staging folder {staging}; remove it by hand")
 
