@@ -20,6 +20,7 @@ SUMMARY.md and collect.log, never the end of the collect. The modules beside it:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -200,12 +201,10 @@ def remove(staging: Path, sudo: bool) -> None:
     """The raw staging folder (root's files from kind in it: through sudo if need be)."""
     shutil.rmtree(staging, ignore_errors=True)
     if staging.exists() and sudo and os.geteuid() != 0:
-        try:
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):  # then named below
             subprocess.run(
                 ["sudo", "-n", "rm", "-rf", "--", str(staging)], check=False, timeout=SUDO_RM_S
             )
-        except (OSError, subprocess.TimeoutExpired):
-            pass  # named below for removal by hand
     if staging.exists():
         say(f"could not remove the raw staging folder {staging}; remove it by hand")
 
