@@ -27,7 +27,8 @@ from components.pins import CHECK_PINS
 from components.platform.chainsaw.documents import go_duration
 from components.platform.chainsaw.script import chainsaw_script, report_args
 from components.platform.checks.model import CHECKS_NAMESPACE, ClusterCheck
-from components.platform.checks.plan import GPU_RESOURCE, CheckPlan
+from components.platform.checks.plan import CheckPlan
+from components.platform.releases.gpu_sharing import GPU_RESOURCE
 from components.platform.releases.runtime_patch import SHM_PATH, SHM_VOLUME
 
 CHECKS_ACCOUNT = "gpu-ci-checks"

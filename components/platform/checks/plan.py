@@ -31,7 +31,7 @@ from components.platform.checks.model import (
     chainsaw_check,
 )
 from components.platform.checks.nccl_all_reduce import NCCL_CHECK, NCCL_GPUS, nccl_check
-from components.platform.releases.gpu_sharing import GpuSharing
+from components.platform.releases.gpu_sharing import GPU_RESOURCE, GpuSharing
 from components.platform.releases.overrides import PlatformError, PlatformOverrides
 from recipes.catalogs.catalog import Catalog
 from recipes.model.overlays import ComponentRef
@@ -39,7 +39,6 @@ from recipes.model.result import RecipeResult
 
 SMOKE_CHECK = "check-nvidia-smi"
 RUNTIME_CLASS = "nvidia"
-GPU_RESOURCE = "nvidia.com/gpu"
 SMOKE_RUN_S = 60
 """Each `nvidia-smi` call's bound in the smoke check (it answers in seconds)."""
 GPU_RUNTIME_CLASS = {"kind": RUNTIME_CLASS, "oke": ""}
