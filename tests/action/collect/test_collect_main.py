@@ -417,7 +417,7 @@ options:
   --kind KIND
   --kubectl KUBECTL
   --helm HELM
-  --kind-as-root        kind through sudo -n
+  --kind-as-root        kind as root (through sudo -n with --sudo)
   --sudo                root's sources through sudo -n
   --root ROOT           prefix of the host files read
   --statedir STATEDIR   the tools step's STATEDIR

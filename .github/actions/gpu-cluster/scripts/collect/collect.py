@@ -52,7 +52,9 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     cli.add_argument("--kind", default="kind")
     cli.add_argument("--kubectl", default="kubectl")
     cli.add_argument("--helm", default="helm")
-    cli.add_argument("--kind-as-root", action="store_true", help="kind through sudo -n")
+    cli.add_argument(
+        "--kind-as-root", action="store_true", help="kind as root (through sudo -n with --sudo)"
+    )
     cli.add_argument("--sudo", action="store_true", help="root's sources through sudo -n")
     cli.add_argument("--root", default="/", help="prefix of the host files read")
     cli.add_argument("--statedir", default="", help="the tools step's STATEDIR")
