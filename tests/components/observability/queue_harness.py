@@ -239,3 +239,8 @@ def polls(life: Life, world: World, start: float, end: float, *, scrape: bool = 
             texts.append(life.scrape())
         clock.t += MINUTE
     return texts
+
+
+def started(fake: FakeGitHub, tmp: Path, repos: list[str], **changes: Any) -> Life:
+    """A Life polling `fake` for `repos` on its clock, with `changes` to the settings."""
+    return Life.start(config(fake, tmp, repos, **changes), clock_of(fake))

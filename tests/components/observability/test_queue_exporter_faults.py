@@ -4,7 +4,6 @@ is wrong: it waits as GitHub asks, skips and counts what it cannot read, never r
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,16 +22,9 @@ from tests.components.observability.queue_harness import (
     clock_of,
     config,
     series,
-    served,
 )
 
 REPO = "octo-org/trainer"
-
-
-@pytest.fixture
-def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
-    with served(tmp_path) as github:
-        yield github
 
 
 def _life(fake: FakeGitHub, tmp_path: Path, **changes: object) -> tuple[Life, Clock]:

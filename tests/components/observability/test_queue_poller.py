@@ -8,7 +8,6 @@ test_queue_exporter.py's and test_queue_promtool.py's.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +36,8 @@ from tests.components.observability.queue_harness import (
     Spec,
     World,
     clock_of,
-    config,
     series,
-    served,
+    started,
 )
 from tests.upstream_tools import run_tool
 
@@ -48,14 +46,8 @@ PAIR = f'{{repository="{A}",runner_label="{LABEL}"}}'
 BY_LABEL = f'{{runner_label="{LABEL}"}}'
 
 
-@pytest.fixture
-def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
-    with served(tmp_path) as github:
-        yield github
-
-
 def _life(fake: FakeGitHub, tmp: Path, repos: list[str] | None = None, **changes: Any) -> Life:
-    return Life.start(config(fake, tmp, [A] if repos is None else repos, **changes), clock_of(fake))
+    return started(fake, tmp, [A] if repos is None else repos, **changes)
 
 
 def _at(life: Life, world: World, t: float) -> bool:

@@ -6,11 +6,8 @@ items that are not runs.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from components.observability.queue_exporter.poller import OLDEST, QUEUED, SKIPPED, WAIT
 from tests.components.observability import github_fixtures as gh
@@ -24,11 +21,9 @@ from tests.components.observability.queue_harness import (
     Life,
     Spec,
     World,
-    clock_of,
-    config,
     samples,
     series,
-    served,
+    started,
 )
 from tests.components.observability.scenario import bucket_quantile
 from tests.upstream_tools import run_tool
@@ -38,14 +33,8 @@ PAIR = f'repository="{A}",runner_label="{LABEL}"'
 BY_LABEL = f'{{runner_label="{LABEL}"}}'
 
 
-@pytest.fixture
-def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
-    with served(tmp_path) as github:
-        yield github
-
-
 def _life(fake: FakeGitHub, tmp: Path, repos: list[str] | None = None, **changes: Any) -> Life:
-    return Life.start(config(fake, tmp, [A] if repos is None else repos, **changes), clock_of(fake))
+    return started(fake, tmp, [A] if repos is None else repos, **changes)
 
 
 def _paths(fake: FakeGitHub, since: int = 0) -> list[str]:
