@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from core.errors import GpuCiError, did_you_mean
 from stacks.compose import build_graph, prepare
 from stacks.config import NAMESPACE, ConfigError, RawConfig, StackConfig, load_config
+from stacks.config.loader import what_exists
 from stacks.config.param_keys import unprepared_problems
 from stacks.context import StackContext, StackOutputs
 
@@ -36,7 +37,8 @@ class InputsError(GpuCiError, pulumi.RunError):
     """A component's inputs have problems: the message lists each one at its input.
 
     A `RunError`, so a Python program prints the message alone; the provider turns it into
-    the engine's invalid-inputs error (`gpu_ci_package.provider`)."""
+    the engine's invalid-inputs error (`gpu_ci_package.provider`). `late`: found while its
+    children registered (the program's last resort), so some may exist."""
 
     def __init__(
         self, component: str, name: str, problems: list[tuple[str, str]], *, late: bool = False
@@ -45,13 +47,7 @@ class InputsError(GpuCiError, pulumi.RunError):
         count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
         lines = [f"{component} {name!r}: invalid inputs ({count}):"]
         lines += ["  - " + f"{key}: {message}".replace("\n", "\n    ") for key, message in problems]
-        # found while registering (the program's last resort): some children may exist
-        done = (
-            "Resources registered before this was found may exist."
-            if late
-            else "Nothing was created."
-        )
-        lines.append(f"{done} Fix each input and run again.")
+        lines.append(f"{what_exists(late)} Fix each input and run again.")
         super().__init__("\n".join(lines))
 
 

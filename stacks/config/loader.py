@@ -28,6 +28,14 @@ from stacks.config.recipe import PROJECT_ROOT, recipe_problems
 from stacks.config.stack import NAMESPACE, StackConfig
 
 
+def what_exists(late: bool) -> str:
+    """What a refusal says was created: nothing, or (`late`: found while resources
+    registered, by a rule no check before them ran) what registered before it."""
+    return (
+        "Resources registered before this was found may exist." if late else "Nothing was created."
+    )
+
+
 class ConfigError(GpuCiError):
     """The stack config has problems; the message lists every one by its key.
 
@@ -49,10 +57,8 @@ class ConfigError(GpuCiError):
         lines = [f"stack {stack!r}: invalid {f'{NAMESPACE} ' if ours else ''}config ({count}):"]
         lines += ["  - " + str(p).replace("\n", "\n    ") for p in problems]
         lines += [f"warning: {w}" for w in self.warnings]
-        # `late`: found while resources registered, by a rule no check before them ran.
-        done = "Resources registered before this was found may exist. " if late else ""
         lines.append(
-            f"{done or 'Nothing was created. '}Fix each key in Pulumi.{stack}.yaml "
+            f"{what_exists(late)} Fix each key in Pulumi.{stack}.yaml "
             "(or with `pulumi config set --path`) and run again."
         )
         super().__init__("\n".join(lines))
