@@ -162,13 +162,9 @@ def test_kind_exports_its_logs_as_root_when_it_runs_as_root(
     assert stands.rig.files()["kind-logs/n/kubelet.log"] == b"kubelet\n"
 
 
-def test_a_staging_folder_left_behind_is_removed_through_sudo_when_sudo_is_allowed(
-    stands: InProcess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Kind's logs exported as root can outlast the collector's own removal of the staging
-    folder (a rotated pod log is left out of the bundle, so it is only there); collect.py
-    hands remove() the sudo it was allowed, and sudo's `rm -rf` ends it; a sudo that
-    refuses leaves it named for removal by hand."""
+def roots_log_in_staging(stands: InProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rotated pod log from kind (left out of the bundle, so only in the staging folder)
+    that the collector, not root, cannot delete."""
     stands.rig.kind_log("n/pods.log.gz", b"\x1f\x8b\x08\x00")
     real = os.unlink
 
@@ -179,6 +175,16 @@ def test_a_staging_folder_left_behind_is_removed_through_sudo_when_sudo_is_allow
 
     monkeypatch.setattr(os, "unlink", unlink)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
+
+
+def test_a_staging_folder_left_behind_is_removed_through_sudo_when_sudo_is_allowed(
+    stands: InProcess, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Kind's logs exported as root can outlast the collector's own removal of the staging
+    folder (a rotated pod log is left out of the bundle, so it is only there); collect.py
+    hands remove() the sudo it was allowed, and sudo's `rm -rf` ends it; a sudo that
+    refuses leaves it named for removal by hand."""
+    roots_log_in_staging(stands, monkeypatch)
     for flag in ("--sudo", "--kind-as-root"):
         assert stands.main(flag, work=False) == 0
         removed = [c for c in stands.calls() if c.startswith("sudo -n rm -rf -- ")]
@@ -204,16 +210,7 @@ def test_a_sudo_rm_that_hangs_is_given_up_on_and_the_folder_named(
 ) -> None:
     """A sudo that would remove the folder only after the time allowed is stopped there:
     the collect still ends well and names the folder for removal by hand."""
-    stands.rig.kind_log("n/pods.log.gz", b"\x1f\x8b\x08\x00")
-    real = os.unlink
-
-    def unlink(path: Any, *, dir_fd: int | None = None) -> None:
-        if os.fspath(path).endswith("pods.log.gz"):
-            raise PermissionError(1, "Operation not permitted", path)  # root's file
-        real(path, dir_fd=dir_fd)
-
-    monkeypatch.setattr(os, "unlink", unlink)
-    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    roots_log_in_staging(stands, monkeypatch)
     monkeypatch.setattr(module("collect"), "SUDO_RM_S", 1)
     stands.sandbox.bin.joinpath("sudo").unlink()
     # slow, then the real rm (the sandbox's sleep and rm are stand-ins)
