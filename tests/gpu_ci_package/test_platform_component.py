@@ -1,8 +1,8 @@
 """RecipePlatform as a Python program constructs it, deploying onto a cluster stack whose
-exports are given here (the contract a GpuCluster's stack exports), so the component
-registers in about a second: its children, the options it is given, its outputs once its
-releases deploy, and its refusals at its own name. Through the provider, on the apps-dev
-stack, it is test_construct.py's."""
+exports are given here (`CLUSTER_EXPORT`, the contract a GpuCluster's stack exports), so
+the component registers in about a second: its children, the options it is given, its
+outputs once its releases deploy, and its refusals at its own name. Through the provider,
+on the apps-dev stack, it is test_construct.py's."""
 
 from __future__ import annotations
 
@@ -16,21 +16,11 @@ from gpu_ci_package.platform import RecipePlatform, RecipePlatformArgs
 from stacks.offline.engine.fakes import FakeCloud, StackExports
 from stacks.offline.engine.mocks import run_program
 from stacks.offline.engine.records import ProgramRun, Registration
+from tests.stacks.stack_helpers import CLUSTER_EXPORT
 
 PLATFORM = "gpu-ci:index:RecipePlatform"
 STACK = "urn:pulumi:test::gpu-ci::pulumi:pulumi:Stack::gpu-ci-test"
 CLUSTER_STACK = "kubeflow/gpu-ci/gpu-dev"
-CLUSTER = {
-    "contractVersion": 1,
-    "kind": "nvkind",
-    "name": "gpu-ci",
-    "nodeImage": "kindest/node:v1.35.0",
-    "kubernetesVersion": "v1.35.0",
-    "apiServerPort": 6443,
-    "gpuCount": 1,
-    "facts": {"K8s.server.version": "v1.35.0"},
-}
-"""The cluster stack's `cluster` export: contract v1, as stacks.contracts reads it."""
 A10: RecipePlatformArgs = {"clusterStack": CLUSTER_STACK, "accelerator": "a10"}
 
 
@@ -38,7 +28,9 @@ def deployed(
     args: RecipePlatformArgs, opts: pulumi.ResourceOptions | None = None
 ) -> tuple[Registration, ProgramRun]:
     """The component after an update (its outputs known) and every registration."""
-    exports = StackExports({"cluster": CLUSTER, "kubeconfig": "k"}, frozenset({"kubeconfig"}))
+    exports = StackExports(
+        {"cluster": CLUSTER_EXPORT, "kubeconfig": "k"}, frozenset({"kubeconfig"})
+    )
 
     def build() -> None:
         RecipePlatform("apps", args, opts)

@@ -263,17 +263,9 @@ def test_a_cluster_of_unknown_gpu_count_is_read_by_the_platform_stack() -> None:
     from stacks.offline.engine.fakes import FakeCloud, StackExports
     from stacks.offline.engine.mocks import run_program
     from stacks.program import main
-    from tests.stacks.stack_helpers import flat
+    from tests.stacks.stack_helpers import CLUSTER_EXPORT, flat
 
-    cluster = {
-        "contractVersion": 1,
-        "kind": "nvkind",
-        "name": "gpu-ci",
-        "nodeImage": "kindest/node:v1.35.0",
-        "kubernetesVersion": "v1.35.0",
-        "apiServerPort": 6443,
-        "facts": {"K8s.server.version": "v1.35.0"},
-    }
+    cluster = {k: v for k, v in CLUSTER_EXPORT.items() if k != "gpuCount"}
     values = {"gpu-ci:platform": {"clusterStack": "gpu-local", "accelerator": "a10"}}
     exports = StackExports({"cluster": cluster, "kubeconfig": "k"}, frozenset({"kubeconfig"}))
     run = run_program(
